@@ -1,0 +1,60 @@
+"""sudokubench: compare Sudoku solvers built on different constraint-programming ideas.
+
+Public API (stable): `Grid`, `Shape`, `solve`, `count`, `get_backend`, `backend_names`,
+`SolveResult`, `Status`, `is_solution`.
+"""
+
+from __future__ import annotations
+
+from sudokubench.backend import Backend, SolveResult, Status
+from sudokubench.grid import (
+    Grid,
+    GridFormatError,
+    InvalidPuzzleError,
+    Shape,
+    is_solution,
+)
+from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
+
+__all__ = [
+    "Backend",
+    "Grid",
+    "GridFormatError",
+    "InvalidPuzzleError",
+    "Shape",
+    "SolveResult",
+    "Status",
+    "backend_names",
+    "count",
+    "get_backend",
+    "is_solution",
+    "solve",
+]
+
+__version__ = "0.1.0"
+
+
+def _as_grid(puzzle: Grid | str) -> Grid:
+    return puzzle if isinstance(puzzle, Grid) else Grid.parse(puzzle)
+
+
+def solve(
+    puzzle: Grid | str,
+    *,
+    backend: str = DEFAULT_BACKEND,
+    limit: int = 1,
+    timeout: float | None = None,
+) -> SolveResult:
+    """Solve `puzzle` (a Grid or any text form) with the named backend."""
+    return get_backend(backend).solve(_as_grid(puzzle), limit=limit, timeout=timeout)
+
+
+def count(
+    puzzle: Grid | str,
+    *,
+    backend: str = DEFAULT_BACKEND,
+    limit: int = 1000,
+    timeout: float | None = None,
+) -> SolveResult:
+    """Count the solutions of `puzzle` up to `limit`; exact when `result.exhaustive`."""
+    return get_backend(backend).solve(_as_grid(puzzle), limit=limit, timeout=timeout)

@@ -1,0 +1,1 @@
+"""Commands: filled in by their feature (see cli/__init__.py)."""

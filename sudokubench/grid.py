@@ -1,0 +1,357 @@
+"""The grid model: box shapes, immutable grids, the rules, and the one solution checker.
+
+Glossary (the names used everywhere in sudokubench):
+
+- **shape**: the box geometry `box_rows x box_cols`; N = box_rows * box_cols is the number of
+  symbols and the length of every unit. Boxes are never taller than wide (2x3, not 3x2).
+- **cell**: one square of the grid, addressed by its flat row-major index `k = r * N + c`.
+  `r` and `c` are 0-based in code and 1-based in messages (`r1c7`).
+- **digit** `d`: a value 1..N of a cell; 0 means empty. Digits above 9 print as `A`..`Z`.
+- **unit** `u`: a row, a column or a box; each holds every digit exactly once in a solution.
+- **peers**: the other cells that share a unit with a cell.
+- **givens**: the filled cells of a puzzle (its clues).
+- **candidates**: the digits a cell can still take without repeating a digit in a unit.
+- **conflict**: a digit given twice in one unit; a puzzle with one has no solution.
+
+One-letter names are only `r`, `c`, `k`, `d`, `u` as above.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+__all__ = [
+    "SHAPES",
+    "SYMBOLS",
+    "Conflict",
+    "Grid",
+    "GridFormatError",
+    "InvalidPuzzleError",
+    "Shape",
+    "is_solution",
+    "solution_problem",
+]
+
+#: Symbols for digits 1..35: `1-9` then `A-Z`.
+SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+Cell = int
+Digit = int
+
+
+class GridFormatError(ValueError):
+    """Text that cannot be read as a grid; the message says what and where."""
+
+
+class InvalidPuzzleError(ValueError):
+    """A well-formed grid that breaks a rule the caller relies on (e.g. a digit out of range)."""
+
+
+@dataclass(frozen=True, slots=False)
+class Shape:
+    """Box geometry of a grid: `box_rows` x `box_cols` boxes, N = box_rows * box_cols."""
+
+    box_rows: int
+    box_cols: int
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.box_rows <= self.box_cols):
+            raise InvalidPuzzleError(
+                f"box shape {self.box_rows}x{self.box_cols}: rows must be 1..cols"
+            )
+        if self.box_rows * self.box_cols > len(SYMBOLS):
+            raise InvalidPuzzleError(
+                f"box shape {self.box_rows}x{self.box_cols}: at most {len(SYMBOLS)} symbols"
+            )
+
+    # -- construction -------------------------------------------------------------------------
+
+    @staticmethod
+    def for_size(n: int) -> Shape:
+        """The shape of an NxN grid: the squarest boxes, wider than tall (6 -> 2x3, 12 -> 3x4)."""
+        box_rows = max(r for r in range(1, math.isqrt(n) + 1) if n % r == 0) if n > 0 else 0
+        if n < 4 or box_rows < 2:
+            raise InvalidPuzzleError(f"no box shape for a {n}x{n} grid")
+        return shape_of(box_rows, n // box_rows)
+
+    @staticmethod
+    def for_cells(count: int) -> Shape:
+        """The shape of a grid with `count` cells (81 -> 3x3); InvalidPuzzleError if none."""
+        n = math.isqrt(count)
+        if n * n != count:
+            raise InvalidPuzzleError(f"{count} cells is not a square grid")
+        return Shape.for_size(n)
+
+    @staticmethod
+    def parse(text: str) -> Shape:
+        """Read `RxC` (e.g. `2x3`) as a box shape."""
+        parts = text.lower().replace("*", "x").split("x")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise InvalidPuzzleError(f"box shape {text!r}: expected ROWSxCOLS, e.g. 3x3")
+        return shape_of(int(parts[0]), int(parts[1]))
+
+    # -- geometry, computed once per shape -----------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        """Number of symbols, and the length of a row, column and box."""
+        return self.box_rows * self.box_cols
+
+    @property
+    def cells(self) -> int:
+        """Number of cells, N * N."""
+        return self.n * self.n
+
+    def __str__(self) -> str:
+        return f"{self.box_rows}x{self.box_cols}"
+
+    def box_index(self, r: int, c: int) -> int:
+        """The box of row r, column c, numbered row-major from 0."""
+        return (r // self.box_rows) * self.box_rows + c // self.box_cols
+
+    @cached_property
+    def rows(self) -> tuple[tuple[Cell, ...], ...]:
+        """Cells of each row."""
+        n = self.n
+        return tuple(tuple(r * n + c for c in range(n)) for r in range(n))
+
+    @cached_property
+    def cols(self) -> tuple[tuple[Cell, ...], ...]:
+        """Cells of each column."""
+        n = self.n
+        return tuple(tuple(r * n + c for r in range(n)) for c in range(n))
+
+    @cached_property
+    def boxes(self) -> tuple[tuple[Cell, ...], ...]:
+        """Cells of each box, boxes and cells in row-major order."""
+        n, br, bc = self.n, self.box_rows, self.box_cols
+        boxes: list[list[Cell]] = [[] for _ in range(n)]
+        for k in range(n * n):
+            boxes[self.box_index(k // n, k % n)].append(k)
+        assert all(len(b) == br * bc for b in boxes)
+        return tuple(tuple(b) for b in boxes)
+
+    @cached_property
+    def units(self) -> tuple[tuple[Cell, ...], ...]:
+        """All units: rows, then columns, then boxes (3N of them)."""
+        return self.rows + self.cols + self.boxes
+
+    @cached_property
+    def cell_units(self) -> tuple[tuple[int, int, int], ...]:
+        """For each cell k, its (row, column, box) numbers."""
+        n = self.n
+        return tuple((k // n, k % n, self.box_index(k // n, k % n)) for k in range(n * n))
+
+    @cached_property
+    def peers(self) -> tuple[tuple[Cell, ...], ...]:
+        """For each cell, the other cells sharing a unit with it, sorted."""
+        result = []
+        for k, (r, c, b) in enumerate(self.cell_units):
+            near = set(self.rows[r]) | set(self.cols[c]) | set(self.boxes[b])
+            near.discard(k)
+            result.append(tuple(sorted(near)))
+        return tuple(result)
+
+    def unit_name(self, u: int) -> str:
+        """Human name of unit number u in `units`: `row 3`, `column 5`, `box 9` (1-based)."""
+        kind, index = divmod(u, self.n)
+        return f"{('row', 'column', 'box')[kind]} {index + 1}"
+
+    def cell_name(self, k: Cell) -> str:
+        """`r3c7` for cell k (1-based row and column)."""
+        return f"r{k // self.n + 1}c{k % self.n + 1}"
+
+    def symbol(self, d: Digit) -> str:
+        """The character of digit d (`.` for 0)."""
+        return SYMBOLS[d - 1] if d else "."
+
+
+_SHAPES: dict[tuple[int, int], Shape] = {}
+
+
+def shape_of(box_rows: int, box_cols: int) -> Shape:
+    """The shared Shape instance for these box dimensions (so its geometry is computed once)."""
+    key = (box_rows, box_cols)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = _SHAPES[key] = Shape(box_rows, box_cols)
+    return shape
+
+
+#: The first-class shapes: 4x4, 6x6, 8x8, 9x9, 12x12, 16x16, 25x25.
+SHAPES = tuple(shape_of(r, c) for r, c in ((2, 2), (2, 3), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5)))
+
+
+class Conflict(NamedTuple):
+    """A digit that appears more than once in one unit."""
+
+    digit: Digit
+    unit: int
+    cells: tuple[Cell, ...]
+
+    def describe(self, shape: Shape) -> str:
+        """E.g. `5 twice in row 1: r1c2, r1c7`."""
+        times = {2: "twice", 3: "three times"}.get(len(self.cells), f"{len(self.cells)} times")
+        where = ", ".join(shape.cell_name(k) for k in self.cells)
+        return f"{shape.symbol(self.digit)} {times} in {shape.unit_name(self.unit)}: {where}"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """An immutable grid: a shape and a flat row-major tuple of digits (0 = empty)."""
+
+    shape: Shape
+    cells: tuple[Digit, ...]
+
+    def __post_init__(self) -> None:
+        n = self.shape.n
+        if len(self.cells) != self.shape.cells:
+            raise InvalidPuzzleError(
+                f"a {n}x{n} grid has {self.shape.cells} cells, got {len(self.cells)}"
+            )
+        for k, d in enumerate(self.cells):
+            if not (isinstance(d, int) and 0 <= d <= n):
+                raise InvalidPuzzleError(f"{self.shape.cell_name(k)}: value {d!r} is not 0..{n}")
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_cells(cls, cells: Iterable[int], shape: Shape | None = None) -> Grid:
+        """A grid from a flat sequence of digits; the shape is inferred from the count."""
+        values = tuple(int(d) for d in cells)
+        return cls(shape or Shape.for_cells(len(values)), values)
+
+    @classmethod
+    def empty(cls, shape: Shape) -> Grid:
+        """The grid with no givens."""
+        return cls(shape, (0,) * shape.cells)
+
+    @classmethod
+    def parse(cls, text: str, shape: Shape | None = None) -> Grid:
+        """Read one grid in any text form `formats.parse_grid` accepts (line, block, tokens)."""
+        from sudokubench.formats import parse_grid  # formats builds on grid: import late
+
+        return parse_grid(text, shape=shape)
+
+    def with_value(self, k: Cell, d: Digit) -> Grid:
+        """A copy with cell k set to d."""
+        cells = list(self.cells)
+        cells[k] = d
+        return Grid(self.shape, tuple(cells))
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        """Number of symbols."""
+        return self.shape.n
+
+    def __getitem__(self, k: Cell) -> Digit:
+        return self.cells[k]
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def __iter__(self) -> Iterator[Digit]:
+        return iter(self.cells)
+
+    def __str__(self) -> str:
+        """The compact line form: one symbol per cell, `.` for empty."""
+        return "".join(SYMBOLS[d - 1] if d else "." for d in self.cells)
+
+    def __repr__(self) -> str:
+        return f"Grid.parse({str(self)!r})"
+
+    def value(self, r: int, c: int) -> Digit:
+        """The digit at row r, column c (0-based)."""
+        return self.cells[r * self.shape.n + c]
+
+    def rows(self) -> list[tuple[Digit, ...]]:
+        """The grid as a list of rows."""
+        n = self.shape.n
+        return [self.cells[r * n : (r + 1) * n] for r in range(n)]
+
+    @property
+    def givens(self) -> int:
+        """Number of filled cells."""
+        return sum(1 for d in self.cells if d)
+
+    # -- the rules (the source material's in_row / in_col / in_block / is_valid_number) -------
+
+    def row_has(self, r: int, d: Digit) -> bool:
+        """Whether digit d is in row r."""
+        return any(self.cells[k] == d for k in self.shape.rows[r])
+
+    def col_has(self, c: int, d: Digit) -> bool:
+        """Whether digit d is in column c."""
+        return any(self.cells[k] == d for k in self.shape.cols[c])
+
+    def box_has(self, b: int, d: Digit) -> bool:
+        """Whether digit d is in box b (see `Shape.box_index`)."""
+        return any(self.cells[k] == d for k in self.shape.boxes[b])
+
+    def can_place(self, k: Cell, d: Digit) -> bool:
+        """Whether d can go in cell k without repeating in its row, column or box."""
+        r, c, b = self.shape.cell_units[k]
+        return not (self.row_has(r, d) or self.col_has(c, d) or self.box_has(b, d))
+
+    def candidates(self, k: Cell) -> tuple[Digit, ...]:
+        """Digits cell k can take (its own digit only, if filled)."""
+        if self.cells[k]:
+            return (self.cells[k],)
+        taken = {self.cells[p] for p in self.shape.peers[k]}
+        return tuple(d for d in range(1, self.shape.n + 1) if d not in taken)
+
+    def conflicts(self) -> list[Conflict]:
+        """Every digit given more than once in a unit, with the cells, units in order."""
+        found = []
+        for u, unit in enumerate(self.shape.units):
+            seen: dict[Digit, list[Cell]] = {}
+            for k in unit:
+                if d := self.cells[k]:
+                    seen.setdefault(d, []).append(k)
+            found.extend(Conflict(d, u, tuple(ks)) for d, ks in sorted(seen.items()) if len(ks) > 1)
+        return found
+
+    def is_complete(self) -> bool:
+        """Whether every cell is filled (not whether the grid is valid)."""
+        return all(self.cells)
+
+    def is_valid(self) -> bool:
+        """Whether no digit repeats in a unit (empty cells allowed)."""
+        return not self.conflicts()
+
+
+def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
+    """Why `solution` is not a solution of `puzzle`, or None if it is.
+
+    Independent of every backend: the same shape, every cell filled, every unit a permutation
+    of 1..N, and every given of the puzzle kept.
+    """
+    shape = puzzle.shape
+    if solution.shape != shape:
+        return f"shape {solution.shape} differs from the puzzle's {shape}"
+    if not solution.is_complete():
+        k = solution.cells.index(0)
+        return f"{shape.cell_name(k)} is empty"
+    full = set(range(1, shape.n + 1))
+    for u, unit in enumerate(shape.units):
+        if {solution.cells[k] for k in unit} != full:
+            conflict = next((x for x in solution.conflicts() if x.unit == u), None)
+            if conflict:
+                return conflict.describe(shape)
+            return f"{shape.unit_name(u)} does not hold every digit"  # pragma: no cover
+    for k, d in enumerate(puzzle.cells):
+        if d and solution.cells[k] != d:
+            given, got = shape.symbol(d), shape.symbol(solution.cells[k])
+            return f"{shape.cell_name(k)} is {got} but the puzzle gives {given}"
+    return None
+
+
+def is_solution(solution: Grid, puzzle: Grid) -> bool:
+    """Whether `solution` is a complete valid grid that keeps every given of `puzzle`."""
+    return solution_problem(solution, puzzle) is None

@@ -1,0 +1,137 @@
+"""The backend registry: one ordered table, resolved lazily.
+
+`REGISTRY` maps a backend's base name to `"module:Class"` and its variants; the first variant
+is the default, so `pycosat` means `pycosat:optimized`. A class with variants takes the variant
+as its one constructor argument. Nothing is imported until a backend is asked for, so a missing
+optional package only makes that backend unavailable.
+
+Users add backends without editing this table:
+
+- an installed distribution's entry point in the group `sudokubench.backends`
+  (`name = "module:attr"`),
+- `module:attr` naming a Backend class, a Backend instance or a plain function
+  puzzle -> solution (None for no solution),
+- `exec:COMMAND`: a program in any language, one puzzle a line on stdin, one solution a line
+  (or `0`/`none`) on stdout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+
+from sudokubench.backend import Backend
+
+__all__ = ["REGISTRY", "Entry", "UnknownBackendError", "backend_names", "get_backend"]
+
+ENTRY_POINT_GROUP = "sudokubench.backends"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of the registry: where the class lives and its variants (first = default)."""
+
+    target: str
+    variants: tuple[str, ...] = ()
+
+
+REGISTRY: dict[str, Entry] = {
+    "backtracking": Entry("sudokubench.solvers.backtracking:Backtracking"),
+    "propagation": Entry("sudokubench.solvers.propagation:Propagation"),
+    "fast": Entry("sudokubench.solvers.fast:Fast"),
+    "norvig": Entry("sudokubench.solvers.norvig:Norvig"),
+    "dlx": Entry("sudokubench.solvers.dlx:DancingLinks"),
+    "cpsat": Entry("sudokubench.solvers.cpsat:CpSat", ("integer", "boolean")),
+    "pycosat": Entry(
+        "sudokubench.solvers.pycosat_backend:Pycosat", ("optimized", "minimal", "extended")
+    ),
+    "pysat": Entry(
+        "sudokubench.solvers.pysat_backend:PySat",
+        ("cadical195", "glucose4", "minisat22", "lingeling", "maplechrono", "minicard"),
+    ),
+    "constraint": Entry(
+        "sudokubench.solvers.constraint_backend:Constraint",
+        ("backtracking", "optimized", "recursive"),
+    ),
+}
+
+#: The backend `solve` and `count` use when none is named.
+DEFAULT_BACKEND = "fast"
+
+
+class UnknownBackendError(ValueError):
+    """A backend name that neither the registry, an entry point nor an import resolves."""
+
+
+def _load(target: str) -> object:
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UnknownBackendError(
+            f"backend {target!r}: cannot import {module_name}: {exc}"
+        ) from exc
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise UnknownBackendError(f"backend {target!r}: {module_name} has no {attr!r}") from None
+
+
+def _implemented(entry: Entry) -> bool:
+    module_name = entry.target.partition(":")[0]
+    return importlib.util.find_spec(module_name) is not None
+
+
+def backend_names(*, variants: bool = True) -> list[str]:
+    """Registered backend names in table order, each variant spelled `name:variant`."""
+    names: list[str] = []
+    for base, entry in REGISTRY.items():
+        if not _implemented(entry):
+            continue
+        if entry.variants and variants:
+            names.extend(f"{base}:{v}" for v in entry.variants)
+        else:
+            names.append(f"{base}:{entry.variants[0]}" if entry.variants else base)
+    names.extend(sorted(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)))
+    return names
+
+
+def canonical_name(name: str) -> str:
+    """`pycosat` -> `pycosat:optimized`; other names unchanged."""
+    entry = REGISTRY.get(name)
+    return f"{name}:{entry.variants[0]}" if entry and entry.variants else name
+
+
+@cache
+def get_backend(name: str) -> Backend:
+    """The backend called `name`: registry name, entry point, `module:attr` or `exec:COMMAND`."""
+    base, _, variant = name.partition(":")
+    if base in REGISTRY:
+        entry = REGISTRY[base]
+        if variant and variant not in entry.variants:
+            known = ", ".join(entry.variants) or "none"
+            raise UnknownBackendError(
+                f"backend {base!r} has no variant {variant!r} (known: {known})"
+            )
+        cls = _load(entry.target)
+        return cls(variant or entry.variants[0]) if entry.variants else cls()  # type: ignore[operator]
+    if base == "exec":
+        from sudokubench.solvers.external import ExecBackend
+
+        return ExecBackend(variant)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            from sudokubench.solvers.external import adapt
+
+            return adapt(ep.load(), name)
+    if variant and ("." in base or importlib.util.find_spec(base) is not None):
+        from sudokubench.solvers.external import adapt
+
+        return adapt(_load(name), name)
+    known = ", ".join(backend_names(variants=False))
+    raise UnknownBackendError(
+        f"unknown backend {name!r} (known: {known}; or module:attr, exec:CMD)"
+    )
