@@ -1,0 +1,148 @@
+"""Misbehaving backends for the harness tests, reachable as `fake_backends:NAME`.
+
+Each one breaks the contract in one way a real solver might, so the harness must catch it:
+
+- `SleepForever`: ignores its timeout and never returns (the worker must be killed).
+- `KillSelf`: ends its own process with `os._exit(3)` (the worker dies).
+- `Segfault`: crashes its process with SIGSEGV by reading address 0 (the worker dies, -11).
+- `Crash`: raises an exception out of `solve` (the worker must turn it into ERROR).
+- `WrongSolution`: returns a complete grid that keeps neither the givens nor, when that is not
+  enough, its units (the checker must flag it).
+- `WrongCount`: claims an exhaustive count one less than the truth (the vote must flag it).
+- `SlowHonest`: sleeps 0.2 s and then answers correctly (for kill-and-resume tests).
+- `solve_function`: a plain function puzzle -> solution, as users may pass one.
+
+tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import importlib.util
+import os
+import time
+
+from sudokubench.backend import SolveResult, make_result
+from sudokubench.grid import Grid, is_solution
+
+
+def honest(puzzle: Grid, limit: int) -> SolveResult:
+    """The true answer from a real backend (`fast` when it exists, else `backtracking`)."""
+    from sudokubench.solvers import get_backend
+
+    name = "fast" if importlib.util.find_spec("sudokubench.solvers.fast") else "backtracking"
+    return get_backend(name).solve(puzzle, limit=limit)
+
+
+def pattern_grid(puzzle: Grid) -> Grid:
+    """A complete valid grid of the puzzle's shape that does not solve the puzzle."""
+    shape = puzzle.shape
+    n, br, bc = shape.n, shape.box_rows, shape.box_cols
+    cells = [(bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n)]
+    grid = Grid(shape, tuple(cells))
+    if is_solution(grid, puzzle):  # the givens happen to fit: swap two cells of row 1
+        cells[0], cells[1] = cells[1], cells[0]
+        grid = Grid(shape, tuple(cells))
+    return grid
+
+
+class Fake:
+    """The parts of the Backend protocol every fake shares."""
+
+    name = "fake"
+    practical_n = 25
+    handles_hard = True
+
+    def available(self) -> bool:
+        """Always: fakes need no library."""
+        return True
+
+    def version(self) -> str | None:
+        """No library behind a fake."""
+        return None
+
+
+class SleepForever(Fake):
+    """Ignores `timeout` and never returns."""
+
+    name = "fake_backends:SleepForever"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Sleep until killed."""
+        while True:
+            time.sleep(3600)
+
+
+class KillSelf(Fake):
+    """Ends the process it runs in, as a backend that calls exit() in C would."""
+
+    name = "fake_backends:KillSelf"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Exit the process with code 3, no cleanup."""
+        os._exit(3)
+
+
+class Segfault(Fake):
+    """Crashes the process with a segmentation fault, as a buggy C extension would."""
+
+    name = "fake_backends:Segfault"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Read address 0."""
+        ctypes.string_at(0)
+        raise AssertionError("unreachable: reading address 0 did not crash")
+
+
+class Crash(Fake):
+    """Raises out of `solve` instead of returning an ERROR result."""
+
+    name = "fake_backends:Crash"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise RuntimeError."""
+        raise RuntimeError("fake crash inside solve")
+
+
+class WrongSolution(Fake):
+    """Returns a complete, valid-looking grid that is not a solution of the puzzle."""
+
+    name = "fake_backends:WrongSolution"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """One wrong grid, claimed SOLVED."""
+        return make_result(self.name, [pattern_grid(puzzle)], finished=False)
+
+
+class WrongCount(Fake):
+    """Claims an exhaustive count one less than the truth (a unique puzzle becomes 'no solution').
+
+    On a puzzle with no solution it claims an exhaustive count of one, with a wrong grid.
+    """
+
+    name = "fake_backends:WrongCount"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true solutions minus the last one, claimed exhaustive."""
+        truth = honest(puzzle, limit)
+        if truth.count == 0:
+            return make_result(self.name, [pattern_grid(puzzle)], finished=True)
+        return make_result(self.name, truth.solutions[:-1], finished=True)
+
+
+class SlowHonest(Fake):
+    """Sleeps 0.2 s, then answers correctly."""
+
+    name = "fake_backends:SlowHonest"
+    delay = 0.2
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, late."""
+        time.sleep(self.delay)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+def solve_function(puzzle: Grid) -> Grid | None:
+    """A plain function: the first solution, or None when there is none."""
+    return honest(puzzle, 1).solution
