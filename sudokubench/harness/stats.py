@@ -1,0 +1,183 @@
+"""Timing statistics in the manner of pyperf and pytest-benchmark.
+
+Samples are the worker's `wall_s` (`perf_counter` around `backend.solve`) of measured runs
+(`sample >= 0`); warm-ups (negative samples) are stored but never enter a statistic. A
+(puzzle, backend) *pair* with several samples (`--repeat K`) is timed by their median; a
+backend's time statistics are then taken over the pairs it finished (solved or proved
+unsatisfiable): median, IQR (q3 - q1), p90, max and total. Timeouts and errors are counted,
+not timed: the cactus plot shows what they cost.
+
+The ratio against the baseline is the geometric mean of the per-puzzle time ratios over the
+puzzles both finished, with a 95% interval from the spread of the log ratios (`ratio_low`,
+`ratio_high`); above 1 means slower than the baseline.
+
+`warnings` say what to do next: too few timed samples, noisy repeats (median IQR/median of the
+repeats above 0.2), timeouts, and `--jobs` above 1 (the workers share the CPU).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+__all__ = [
+    "EFFORT_KEYS",
+    "MIN_SAMPLES",
+    "NOISE_LIMIT",
+    "Pair",
+    "TimeSummary",
+    "effort_of",
+    "geometric_ratio",
+    "jobs_warning",
+    "quantile",
+    "summarize_times",
+    "warnings_for",
+]
+
+#: Fewer timed pairs than this per backend triggers a warning.
+MIN_SAMPLES = 5
+#: Median IQR/median of the repeats of a pair above this is "noisy".
+NOISE_LIMIT = 0.2
+#: The stats keys that measure search effort, in order of preference.
+EFFORT_KEYS = ("guesses", "nodes", "decisions", "conflicts", "backtracks")
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0..1) of sorted-or-not `values`, linear interpolation (numpy's default)."""
+    data = sorted(values)
+    if not data:
+        raise ValueError("quantile of no values")
+    pos = (len(data) - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(data) - 1)
+    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+
+
+def effort_of(stats: Mapping[str, int | float]) -> tuple[str, float] | None:
+    """The first effort measure a backend reports (`guesses`, then `nodes`, ...), if any."""
+    for key in EFFORT_KEYS:
+        if key in stats:
+            return key, float(stats[key])
+    return None
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (puzzle, backend): its measured samples' times and what it did."""
+
+    puzzle_id: str
+    backend: str
+    status: str
+    times: tuple[float, ...]
+    effort: tuple[str, float] | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Solved or proved unsatisfiable (so it has a time)."""
+        return self.status in ("solved", "unsatisfiable") and bool(self.times)
+
+    @property
+    def time(self) -> float:
+        """The median of the samples."""
+        return statistics.median(self.times)
+
+    @property
+    def spread(self) -> float | None:
+        """IQR/median of the repeats, None with fewer than two samples or a zero median."""
+        if len(self.times) < 2:
+            return None
+        mid = self.time
+        return (quantile(self.times, 0.75) - quantile(self.times, 0.25)) / mid if mid else None
+
+
+@dataclass(frozen=True)
+class TimeSummary:
+    """Time statistics of one backend over the pairs it finished (seconds)."""
+
+    timed: int
+    median_s: float | None
+    iqr_s: float | None
+    p90_s: float | None
+    max_s: float | None
+    total_s: float
+    effort_name: str | None
+    median_effort: float | None
+    noise: float | None
+
+    def to_json(self) -> dict[str, object]:
+        """Plain data for reports."""
+        return asdict(self)
+
+
+def summarize_times(pairs: Iterable[Pair]) -> TimeSummary:
+    """Median, IQR, p90, max and total of the finished pairs' times, median effort, noise."""
+    done = [p for p in pairs if p.finished]
+    times = [p.time for p in done]
+    efforts = [p.effort for p in done if p.effort is not None]
+    effort_name = efforts[0][0] if efforts else None
+    spreads = [s for p in done if (s := p.spread) is not None]
+    if not times:
+        return TimeSummary(0, None, None, None, None, 0.0, effort_name, None, None)
+    return TimeSummary(
+        timed=len(times),
+        median_s=statistics.median(times),
+        iqr_s=quantile(times, 0.75) - quantile(times, 0.25),
+        p90_s=quantile(times, 0.9),
+        max_s=max(times),
+        total_s=sum(times),
+        effort_name=effort_name,
+        median_effort=statistics.median(e for name, e in efforts if name == effort_name)
+        if efforts
+        else None,
+        noise=statistics.median(spreads) if spreads else None,
+    )
+
+
+def geometric_ratio(
+    pairs: Sequence[Pair], baseline: Sequence[Pair]
+) -> tuple[float, float, float, int] | None:
+    """Geometric mean of time / baseline time over puzzles both finished, 95% interval, n."""
+    base = {p.puzzle_id: p.time for p in baseline if p.finished and p.time > 0}
+    logs = [
+        math.log(p.time / base[p.puzzle_id])
+        for p in pairs
+        if p.finished and p.time > 0 and p.puzzle_id in base
+    ]
+    if not logs:
+        return None
+    mean = statistics.fmean(logs)
+    half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else 0.0
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs)
+
+
+def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[str]:
+    """What to do about this backend's numbers (empty when they look trustworthy)."""
+    found = []
+    if 0 < summary.timed < MIN_SAMPLES:
+        found.append(
+            f"{backend}: only {summary.timed} timed puzzles, the statistics are rough: "
+            "use more puzzles or --repeat 5"
+        )
+    if summary.noise is not None and summary.noise > NOISE_LIMIT:
+        found.append(
+            f"{backend}: noisy timings (repeats vary by {summary.noise:.0%} IQR/median): "
+            "use --repeat 5 or close other programs"
+        )
+    if timeouts:
+        found.append(
+            f"{backend}: {timeouts} timeouts are counted but not timed: "
+            "raise --timeout to time them"
+        )
+    return found
+
+
+def jobs_warning(jobs: int) -> str | None:
+    """The warning for `--jobs` above 1, None otherwise."""
+    if jobs <= 1:
+        return None
+    return (
+        f"--jobs {jobs}: timings share the CPU with {jobs - 1} other worker(s): "
+        "use --jobs 1 for timings you compare"
+    )

@@ -1,0 +1,380 @@
+"""Results storage: one SQLite file (stdlib `sqlite3`), the embedded default.
+
+Tables:
+
+- `schema_version(version)`: checked on open; a file written by another schema version is
+  refused with a message that says what to do.
+- `runs`: one row per `compare` run: `id`, `started`, `ended` (UTC ISO times), `status`
+  (`running`, `complete`, `interrupted`), `args` (JSON: everything needed to plan the run
+  again, which is what `--resume` reads), `machine` (JSON: platform, CPU count, Python, the
+  version of every backend's package), `disagreements` (set when the run ends).
+- `puzzles`: the puzzles of a run with their collection and the answers the input states.
+- `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
+  returned, the timings, and the harness's check of the answer (`valid`, `problem`,
+  `verdict`). `(run_id, task_id)` is the primary key, so a resumed run cannot duplicate one.
+
+The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
+commits in small batches (every 50 outcomes or 0.5 s): a `kill -9` loses at most the tasks in
+flight and the last half second.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "PuzzleRow",
+    "RunRow",
+    "Store",
+    "StoreError",
+    "TaskRow",
+    "TaskWriter",
+]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started TEXT NOT NULL,
+    ended TEXT,
+    status TEXT NOT NULL,
+    args TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    disagreements INTEGER
+);
+CREATE TABLE IF NOT EXISTS puzzles (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    puzzle_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    collection TEXT NOT NULL,
+    puzzle TEXT NOT NULL,
+    box TEXT,
+    expected_count INTEGER,
+    expected_solution TEXT,
+    PRIMARY KEY (run_id, puzzle_id)
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    task_id INTEGER NOT NULL,
+    puzzle_id TEXT NOT NULL,
+    puzzle TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    "limit" INTEGER NOT NULL,
+    timeout REAL NOT NULL,
+    sample INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    exhaustive INTEGER NOT NULL,
+    solutions TEXT NOT NULL,
+    encode_s REAL NOT NULL,
+    solve_s REAL NOT NULL,
+    wall_s REAL NOT NULL,
+    stats TEXT NOT NULL,
+    message TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    valid INTEGER NOT NULL,
+    problem TEXT,
+    PRIMARY KEY (run_id, task_id)
+);
+"""
+
+
+class StoreError(ValueError):
+    """A results file that cannot be used (another schema version, not a sudokubench file)."""
+
+
+def now_utc() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run as stored."""
+
+    id: int
+    started: str
+    ended: str | None
+    status: str
+    args: dict[str, Any]
+    machine: dict[str, Any]
+    disagreements: int | None
+
+
+@dataclass(frozen=True)
+class PuzzleRow:
+    """One puzzle of a run: where it came from and what the input says its answer is."""
+
+    puzzle_id: str
+    position: int
+    collection: str
+    puzzle: str
+    box: str | None = None
+    expected_count: int | None = None
+    expected_solution: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One finished task: the worker's outcome and the harness's check of it."""
+
+    task_id: int
+    puzzle_id: str
+    puzzle: str
+    backend: str
+    limit: int
+    timeout: float
+    sample: int
+    status: str
+    count: int
+    exhaustive: bool
+    solutions: tuple[str, ...]
+    encode_s: float
+    solve_s: float
+    wall_s: float
+    stats: dict[str, int | float]
+    message: str
+    verdict: str
+    valid: bool
+    problem: str | None
+
+
+_TASK_COLUMNS = (
+    'task_id, puzzle_id, puzzle, backend, "limit", timeout, sample, status, count, exhaustive, '
+    "solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid, problem"
+)
+
+
+class Store:
+    """A results database; `Store(path)` creates it if needed and checks its schema version."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StoreError(f"no results database at {self.path} (run compare first)")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30.0)
+            tables = {
+                row[0]
+                for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a results database: {exc}") from None
+        if tables and "schema_version" not in tables:
+            raise StoreError(f"{self.path} is not a sudokubench results database")
+        if "schema_version" in tables:
+            row = self.db.execute("SELECT version FROM schema_version").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                found = "none" if row is None else row[0]
+                raise StoreError(
+                    f"{self.path} has schema version {found}, this sudokubench reads version "
+                    f"{SCHEMA_VERSION}: use another --db or an older sudokubench"
+                )
+        else:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.executescript(_SCHEMA)
+            with self.db:
+                if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+                    self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        self.db.execute("PRAGMA synchronous = NORMAL")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def new_run(self, args: dict[str, Any], machine: dict[str, Any]) -> int:
+        """Record the start of a run; its id."""
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
+                (now_utc(), json.dumps(args), json.dumps(machine)),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def set_status(self, run_id: int, status: str, *, disagreements: int | None = None) -> None:
+        """Mark a run running, complete or interrupted (ended is set unless running)."""
+        ended = None if status == "running" else now_utc()
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET status = ?, ended = ?, disagreements = ? WHERE id = ?",
+                (status, ended, disagreements, run_id),
+            )
+
+    def _run(self, row: Sequence[Any]) -> RunRow:
+        return RunRow(
+            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6]
+        )
+
+    def run(self, run_id: int | None = None) -> RunRow:
+        """One run, the latest when `run_id` is None; StoreError if there is none."""
+        query = "SELECT id, started, ended, status, args, machine, disagreements FROM runs"
+        if run_id is None:
+            row = self.db.execute(query + " ORDER BY id DESC LIMIT 1").fetchone()
+            if row is None:
+                raise StoreError(f"{self.path} holds no runs yet (run compare first)")
+        else:
+            row = self.db.execute(query + " WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path} has no run {run_id}")
+        return self._run(row)
+
+    def runs(self) -> list[RunRow]:
+        """Every run, oldest first."""
+        query = "SELECT id, started, ended, status, args, machine, disagreements FROM runs"
+        return [self._run(row) for row in self.db.execute(query + " ORDER BY id")]
+
+    def status_counts(self) -> dict[int, dict[str, int]]:
+        """Per run: finished tasks by status, plus `wrong` (answers that failed their check)."""
+        counts: dict[int, dict[str, int]] = {}
+        for run_id, status, valid, n in self.db.execute(
+            "SELECT run_id, status, valid, COUNT(*) FROM tasks GROUP BY run_id, status, valid"
+        ):
+            per = counts.setdefault(run_id, {})
+            per[status] = per.get(status, 0) + n
+            if not valid:
+                per["wrong"] = per.get("wrong", 0) + n
+        return counts
+
+    # -- puzzles and tasks --------------------------------------------------------------------
+
+    def add_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
+        """Store the puzzles of a run (again on resume: existing rows are kept)."""
+        with self.db:
+            self.db.executemany(
+                "INSERT OR IGNORE INTO puzzles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        run_id,
+                        p.puzzle_id,
+                        p.position,
+                        p.collection,
+                        p.puzzle,
+                        p.box,
+                        p.expected_count,
+                        p.expected_solution,
+                    )
+                    for p in puzzles
+                ),
+            )
+
+    def puzzles(self, run_id: int) -> list[PuzzleRow]:
+        """The puzzles of a run in input order."""
+        return [
+            PuzzleRow(*row)
+            for row in self.db.execute(
+                "SELECT puzzle_id, position, collection, puzzle, box, expected_count, "
+                "expected_solution FROM puzzles WHERE run_id = ? ORDER BY position",
+                (run_id,),
+            )
+        ]
+
+    def done_task_ids(self, run_id: int) -> set[int]:
+        """The task ids of a run that are stored (skipped by --resume)."""
+        return {
+            row[0]
+            for row in self.db.execute("SELECT task_id FROM tasks WHERE run_id = ?", (run_id,))
+        }
+
+    def tasks(self, run_id: int) -> Iterator[TaskRow]:
+        """The stored tasks of a run in task order."""
+        rows = self.db.execute(
+            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
+        )
+        for row in rows:
+            yield TaskRow(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                row[7],
+                row[8],
+                bool(row[9]),
+                tuple(json.loads(row[10])),
+                row[11],
+                row[12],
+                row[13],
+                json.loads(row[14]),
+                row[15],
+                row[16],
+                bool(row[17]),
+                row[18],
+            )
+
+    def writer(self, run_id: int, *, every: int = 50, seconds: float = 0.5) -> TaskWriter:
+        """A batching writer of task rows for this run."""
+        return TaskWriter(self, run_id, every=every, seconds=seconds)
+
+
+class TaskWriter:
+    """Buffers task rows and commits them every `every` rows or `seconds` seconds."""
+
+    def __init__(self, store: Store, run_id: int, *, every: int, seconds: float) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.every = every
+        self.seconds = seconds
+        self.pending: list[tuple[Any, ...]] = []
+        self.last = time.monotonic()
+
+    def add(self, row: TaskRow) -> None:
+        """Queue one row; commits when the batch is full or old enough."""
+        self.pending.append(
+            (
+                self.run_id,
+                row.task_id,
+                row.puzzle_id,
+                row.puzzle,
+                row.backend,
+                row.limit,
+                row.timeout,
+                row.sample,
+                row.status,
+                row.count,
+                int(row.exhaustive),
+                json.dumps(list(row.solutions)),
+                row.encode_s,
+                row.solve_s,
+                row.wall_s,
+                json.dumps(row.stats),
+                row.message,
+                row.verdict,
+                int(row.valid),
+                row.problem,
+            )
+        )
+        if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit every queued row."""
+        if self.pending:
+            with self.store.db:
+                self.store.db.executemany(
+                    "INSERT OR REPLACE INTO tasks VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    self.pending,
+                )
+            self.pending.clear()
+        self.last = time.monotonic()

@@ -1,0 +1,273 @@
+"""Verdicts and agreement: what the backends said about a puzzle, checked and cross-checked.
+
+Pure functions, no I/O; the harness's core (DESIGN.md, "Verdicts and agreement").
+
+- **Verdict** of one answer: `0` (proved unsatisfiable), `=n` (exhaustive count n), `>=n` (the
+  limit or the deadline stopped the search after n solutions: a lower bound), `?` (a timeout or
+  an error that found nothing).
+- **Checking one answer** (`check_answer`): every returned solution must pass the independent
+  checker `is_solution` (complete, every unit a permutation, the givens kept), the solutions
+  must be different grids, and the count must match them and respect the limit. The result is
+  a `Voice`: where the answer came from, its verdict, its solutions in canonical line form and
+  its `problem` (None when it is sound on its own).
+- **Agreement** (`agree`): the voices of one puzzle, one per backend sample plus the expected
+  answer of the input file (`expected_voice`), agree when every voice is sound, all exact
+  counts are equal, every lower bound `>=n` is at most each exact count, and no exact count is
+  smaller than the number of different valid solutions found by everyone together. That last
+  rule contains "with count 1 all returned solutions are the same grid", and makes the rule
+  objective: verified different solutions are a proven lower bound on the true count.
+
+Blame (who is wrong, for the per-backend `wrong` column) is only assigned where it is proven or
+where the input file states the answer: a voice whose own answer is broken; an exact count below
+the number of verified different solutions (it missed some); and, when the file gives an exact
+count that no verified solution refutes, every voice that contradicts it. Two exact counts that
+contradict each other with no file to decide are a disagreement with both sides listed and no
+one blamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sudokubench.formats import parse_grid
+from sudokubench.grid import Grid, solution_problem
+
+__all__ = [
+    "EXPECTED",
+    "UNKNOWN",
+    "Problem",
+    "PuzzleVerdict",
+    "Verdict",
+    "Voice",
+    "agree",
+    "check_answer",
+    "expected_voice",
+    "verdict_of",
+]
+
+#: The source name of the input file's expected answer.
+EXPECTED = "expected"
+
+VerdictKind = Literal["exact", "at_least", "unknown"]
+
+
+@dataclass(frozen=True, order=True)
+class Verdict:
+    """What one answer claims about the number of solutions."""
+
+    kind: VerdictKind
+    n: int = 0
+
+    def __str__(self) -> str:
+        if self.kind == "exact":
+            return "0" if self.n == 0 else f"={self.n}"
+        if self.kind == "at_least":
+            return f">={self.n}"
+        return "?"
+
+    @classmethod
+    def parse(cls, text: str) -> Verdict:
+        """Read `0`, `=n`, `>=n` or `?` back."""
+        if text == "?":
+            return UNKNOWN
+        if text.startswith(">="):
+            return cls("at_least", int(text[2:]))
+        return cls("exact", int(text.removeprefix("=")))
+
+
+UNKNOWN = Verdict("unknown")
+
+
+def verdict_of(status: str, count: int, exhaustive: bool) -> Verdict:
+    """The verdict of a result: exhaustive -> exact; solutions found -> lower bound; else `?`."""
+    if status == "error":
+        return UNKNOWN
+    if exhaustive:
+        return Verdict("exact", count)
+    if count > 0:
+        return Verdict("at_least", count)
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
+class Voice:
+    """One answer about one puzzle: a backend's (one sample) or the input file's."""
+
+    source: str
+    verdict: Verdict
+    solutions: tuple[str, ...] = ()
+    problem: str | None = None
+
+    @property
+    def sound(self) -> bool:
+        """Whether the answer passed every check on its own."""
+        return self.problem is None
+
+
+def check_answer(
+    source: str,
+    puzzle: Grid,
+    *,
+    status: str,
+    count: int,
+    exhaustive: bool,
+    solutions: Sequence[str],
+    limit: int | None = None,
+) -> Voice:
+    """Check one answer on its own; its solutions come back in canonical line form.
+
+    `problem` says the first thing wrong: a solution that is not a grid of the puzzle's shape,
+    one that fails `is_solution` (with the checker's reason), a repeated solution, a count that
+    differs from the solutions returned, a count above `limit`, or an exhaustive claim with
+    solutions on an UNSAT status.
+    """
+    verdict = verdict_of(status, count, exhaustive)
+    canonical: list[str] = []
+    problem: str | None = None
+    for i, text in enumerate(solutions, 1):
+        try:
+            grid = parse_grid(text, puzzle.shape)
+        except ValueError as exc:
+            problem = f"solution {i} is not a grid: {exc}"
+            break
+        why = solution_problem(grid, puzzle)
+        if why is not None:
+            problem = f"solution {i} is wrong: {why}"
+            break
+        line = str(grid)
+        if line in canonical:
+            problem = f"solution {i} repeats solution {canonical.index(line) + 1}"
+            break
+        canonical.append(line)
+    if problem is None:
+        if count != len(solutions):
+            problem = f"claims {count} solutions but returned {len(solutions)}"
+        elif limit is not None and count > limit:
+            problem = f"returned {count} solutions, more than the limit {limit}"
+        elif status == "unsatisfiable" and count:
+            problem = f"says unsatisfiable but returned {count} solutions"
+    return Voice(source, verdict, tuple(canonical) if problem is None else (), problem)
+
+
+def expected_voice(
+    puzzle: Grid, expected_count: int | None, expected_solution: Grid | str | None
+) -> Voice | None:
+    """The input file's answer as one more voice (None when the file states nothing).
+
+    A count is exact; a solution alone says only that the puzzle has at least that one.
+    """
+    if expected_count is None and expected_solution is None:
+        return None
+    solutions = () if expected_solution is None else (str(expected_solution),)
+    problem = None
+    if solutions:
+        why = solution_problem(parse_grid(solutions[0], puzzle.shape), puzzle)
+        if why is not None:
+            problem = f"the file's solution is wrong: {why}"
+            solutions = ()
+    if expected_count is None:
+        verdict = Verdict("at_least", 1)
+    else:
+        verdict = Verdict("exact", expected_count)
+        if expected_count == 0 and solutions:
+            problem = "the file gives count 0 and a solution"
+            solutions = ()
+    return Voice(EXPECTED, verdict, solutions, problem)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A wrong answer or a disagreement about one puzzle, with the sources on each side."""
+
+    kind: Literal["wrong", "disagree"]
+    message: str
+    sides: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """Plain data for reports."""
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "sides": {verdict: list(sources) for verdict, sources in self.sides},
+        }
+
+
+@dataclass(frozen=True)
+class PuzzleVerdict:
+    """The outcome of cross-checking every answer about one puzzle."""
+
+    puzzle_id: str
+    agreed: bool
+    consensus: str
+    problems: tuple[Problem, ...] = ()
+    blamed: frozenset[str] = frozenset()
+    solutions_found: int = 0
+
+
+def _names(voices: Iterable[Voice]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v.source for v in voices))
+
+
+def _sides(voices: Sequence[Voice]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    groups: dict[Verdict, list[Voice]] = {}
+    for voice in voices:
+        if voice.verdict.kind != "unknown":
+            groups.setdefault(voice.verdict, []).append(voice)
+    return tuple((str(v), _names(groups[v])) for v in sorted(groups))
+
+
+def agree(puzzle_id: str, voices: Sequence[Voice]) -> PuzzleVerdict:
+    """Cross-check every voice about one puzzle (see the module docstring for the rules)."""
+    problems: list[Problem] = []
+    blamed: set[str] = set()
+    for voice in voices:
+        if not voice.sound:
+            problems.append(
+                Problem(
+                    "wrong",
+                    f"{voice.source}: {voice.problem}",
+                    ((str(voice.verdict), (voice.source,)),),
+                )
+            )
+            blamed.add(voice.source)
+    sound = [v for v in voices if v.sound]
+    found = {s for v in sound for s in v.solutions}
+    exact = [v for v in sound if v.verdict.kind == "exact"]
+    bound = max([len(found)] + [v.verdict.n for v in sound if v.verdict.kind == "at_least"])
+    counts = {v.verdict.n for v in exact}
+    conflict = len(counts) > 1 or any(n < bound for n in counts)
+    if conflict:
+        for v in exact:
+            if v.verdict.n < len(found):
+                blamed.add(v.source)
+        file_counts = [v.verdict.n for v in exact if v.source == EXPECTED]
+        if file_counts and file_counts[0] >= len(found):
+            blamed.update(v.source for v in exact if v.verdict.n != file_counts[0])
+            blamed.update(
+                v.source
+                for v in sound
+                if v.verdict.kind == "at_least" and v.verdict.n > file_counts[0]
+            )
+        parts = [f"{verdict} ({', '.join(names)})" for verdict, names in _sides(sound)]
+        message = " vs ".join(parts)
+        if len(found) > min(counts):
+            shown = (
+                "1 valid solution was"
+                if len(found) == 1
+                else f"{len(found)} different valid solutions were"
+            )
+            message += f"; {shown} returned"
+        problems.append(Problem("disagree", message, _sides(sound)))
+    if problems:
+        consensus = "disputed"
+    elif counts:
+        consensus = str(Verdict("exact", counts.pop()))
+    elif bound:
+        consensus = str(Verdict("at_least", bound))
+    else:
+        consensus = "?"
+    return PuzzleVerdict(
+        puzzle_id, not problems, consensus, tuple(problems), frozenset(blamed), len(found)
+    )
