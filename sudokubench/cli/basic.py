@@ -1,1 +1,328 @@
-"""Commands: filled in by their feature (see cli/__init__.py)."""
+"""The everyday commands: solve, count, check, show, backends.
+
+Every command takes PUZZLE|FILE|- (see `read_input` in `cli/app.py`) and `--box RxC`.
+Exit codes: 0 ok; 1 no solution (solve), not valid (check) or backends that disagree
+(`count --backend all`); 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from sudokubench.backend import SolveResult, Status
+from sudokubench.cli.app import (
+    ARGUMENT_ID,
+    BackendOpt,
+    BoxOpt,
+    JsonOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    UsageFailure,
+    app,
+    emit_json,
+    read_input,
+    resolve_backend,
+    resolve_backends,
+    result_json,
+    run_backend,
+)
+from sudokubench.formats import FORMATS, format_candidates, grid_to_json, parse_grid
+from sudokubench.grid import Grid, solution_problem
+from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
+
+#: `solve --all`: no limit in practice; `--timeout` bounds a grid with very many solutions.
+ALL = sys.maxsize
+
+
+class OutputFormat(enum.StrEnum):
+    """How `solve` and `show` print grids."""
+
+    pretty = "pretty"
+    line = "line"
+    tokens = "tokens"
+    json = "json"
+
+
+FormatOpt = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="pretty (boxes), line, tokens or json.")
+]
+
+
+def _plural(count: int, word: str = "solution") -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _no_solution_reason(puzzle: Grid, result: SolveResult) -> str:
+    """Why a puzzle has no solution, as far as the result says."""
+    if result.status is Status.TIMEOUT:
+        return "timed out before finding a solution"
+    if result.status is Status.ERROR:
+        return f"backend error: {result.message}"
+    conflicts = puzzle.conflicts()
+    if conflicts:
+        return "no solution: " + "; ".join(c.describe(puzzle.shape) for c in conflicts)
+    return "no solution"
+
+
+def describe_count(result: SolveResult, limit: int) -> str:
+    """One phrase for a count: `28 solutions`, `at least 100 solutions (--limit 100)`, ..."""
+    if result.status is Status.ERROR:
+        return f"error: {result.message}"
+    if result.status is Status.UNSATISFIABLE:
+        return "no solution"
+    if result.exhaustive:
+        return _plural(result.count)
+    if result.status is Status.TIMEOUT:
+        return f"timed out after finding {_plural(result.count)} (at least {result.count})"
+    return f"at least {_plural(result.count)} (stopped at --limit {limit})"
+
+
+@app.command()
+def solve(
+    puzzle: PuzzleArg,
+    backend: BackendOpt = DEFAULT_BACKEND,
+    all_solutions: Annotated[
+        bool, typer.Option("--all", "-a", help="Print every solution.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Print up to N solutions.")
+    ] = None,
+    output: FormatOpt = OutputFormat.pretty,
+    timeout: TimeoutOpt = None,
+    box: BoxOpt = None,
+) -> None:
+    """Solve puzzles; with --all or --limit N print each solution as `Solution #k`.
+
+    Exit code 1 when a puzzle has no solution (the reason goes to stderr).
+    """
+    if all_solutions and limit is not None:
+        raise UsageFailure("--all and --limit exclude each other")
+    limit = ALL if all_solutions else (limit or 1)
+    solver = resolve_backend(backend)
+    failed = False
+    for record in read_input(puzzle, box):
+        result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
+        if output is OutputFormat.json:
+            emit_json(result_json(result, seconds, id=record.id, puzzle=str(record.puzzle)))
+        elif output is OutputFormat.line:
+            for solution in result.solutions:
+                print(solution)
+            if not result.solutions:
+                print("none" if result.status is Status.UNSATISFIABLE else "?")
+        else:
+            header = record.id != ARGUMENT_ID
+            _print_solutions(record.id, result, limit, FORMATS[output.value], header=header)
+        if not result.solutions:
+            failed = True
+            print(
+                f"sudokubench: {record.id}: {_no_solution_reason(record.puzzle, result)}",
+                file=sys.stderr,
+            )
+    if failed:
+        raise typer.Exit(1)
+
+
+def _print_solutions(
+    record_id: str, result: SolveResult, limit: int, form: Callable[[Grid], str], *, header: bool
+) -> None:
+    """The pretty (or tokens) output of one puzzle's solutions."""
+    if header:
+        print(f"# {record_id}")
+    numbered = limit > 1
+    for k, solution in enumerate(result.solutions, 1):
+        if numbered:
+            print(f"Solution #{k}")
+        print(form(solution))
+        if numbered or header:
+            print()
+    if numbered and result.solutions:
+        print(describe_count(result, limit) + (" (all found)" if result.exhaustive else ""))
+
+
+@app.command()
+def count(
+    puzzle: PuzzleArg,
+    backend: Annotated[
+        str,
+        typer.Option("--backend", "-b", help="Backend name, or `all` to compare every one."),
+    ] = DEFAULT_BACKEND,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="Stop counting at N solutions.")
+    ] = 1000,
+    timeout: TimeoutOpt = None,
+    as_json: JsonOpt = False,
+    box: BoxOpt = None,
+) -> None:
+    """Count solutions up to --limit; exact when the search finished (`exhaustive`).
+
+    With `--backend all` every available backend counts and the counts are cross-checked:
+    exit code 1 when they disagree.
+    """
+    from sudokubench.harness.verify import agree, check_answer, expected_voice
+
+    solvers = resolve_backends(backend) if backend == "all" else [resolve_backend(backend)]
+    disagreed = False
+    for record in read_input(puzzle, box):
+        rows = []
+        for solver in solvers:
+            result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
+            rows.append((result, seconds))
+            if as_json:
+                emit_json(result_json(result, seconds, id=record.id))
+        voices = [
+            check_answer(
+                r.backend,
+                record.puzzle,
+                status=r.status.value,
+                count=r.count,
+                exhaustive=r.exhaustive,
+                solutions=[str(s) for s in r.solutions],
+                limit=limit,
+            )
+            for r, _ in rows
+        ]
+        expected = expected_voice(record.puzzle, record.expected_count, record.expected_solution)
+        verdict = agree(record.id, voices + ([expected] if expected else []))
+        disagreed |= not verdict.agreed
+        if as_json:
+            continue
+        if len(rows) == 1 and verdict.agreed:
+            text = describe_count(rows[0][0], limit)
+            print(text if record.id == ARGUMENT_ID else f"{record.id}: {text}")
+            continue
+        print(f"{record.id}:")
+        width = max(len(r.backend) for r, _ in rows)
+        for (r, seconds), voice in zip(rows, voices, strict=True):
+            mark = "" if voice.sound else f"  WRONG: {voice.problem}"
+            print(f"  {r.backend:<{width}}  {voice.verdict!s:>7}  {seconds:9.4f} s{mark}")
+        if verdict.agreed:
+            print(f"  agree: {verdict.consensus}")
+        else:
+            for problem in verdict.problems:
+                print(f"  DISAGREE: {problem.message}")
+    if disagreed:
+        if as_json:
+            print("sudokubench: the answers disagree", file=sys.stderr)
+        raise typer.Exit(1)
+
+
+@app.command()
+def check(
+    puzzle: PuzzleArg,
+    solution: Annotated[
+        str | None,
+        typer.Option("--solution", "-s", help="A grid to check as a solution of the puzzle."),
+    ] = None,
+    as_json: JsonOpt = False,
+    box: BoxOpt = None,
+) -> None:
+    """Check puzzles without solving: repeated givens (with where), and --solution if given.
+
+    A file's own solutions (annotated lines, name.solutions.txt, a CSV column) are checked too.
+    Exit code 1 when a puzzle is not valid or a solution is wrong.
+    """
+    bad = False
+    for record in read_input(puzzle, box):
+        grid = record.puzzle
+        problems = [c.describe(grid.shape) for c in grid.conflicts()]
+        candidate = record.expected_solution
+        if solution is not None:
+            candidate = parse_grid(solution, grid.shape, where="--solution")
+        why = solution_problem(candidate, grid) if candidate is not None else None
+        valid = not problems
+        if as_json:
+            emit_json(
+                {
+                    "id": record.id,
+                    "valid": valid,
+                    "complete": grid.is_complete(),
+                    "givens": grid.givens,
+                    "conflicts": problems,
+                    "is_solution": None if candidate is None else why is None,
+                    "solution_problem": why,
+                }
+            )
+        else:
+            if not valid:
+                state = "not valid: " + "; ".join(problems)
+            elif grid.is_complete():
+                state = "valid and complete: a solved grid"
+            else:
+                state = f"valid: {grid.givens} givens, no repeated digit"
+            print(f"{record.id}: {state}")
+            if candidate is not None:
+                verdict = "is a solution" if why is None else f"is not a solution: {why}"
+                print(f"{record.id}: the solution {verdict}")
+        bad |= not valid or why is not None
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    puzzle: PuzzleArg,
+    candidates: Annotated[
+        bool, typer.Option("--candidates", "-c", help="Show every cell's candidates.")
+    ] = False,
+    output: FormatOpt = OutputFormat.pretty,
+    box: BoxOpt = None,
+) -> None:
+    """Print puzzles in another form (pretty, line, tokens, json), or with their candidates."""
+    for record in read_input(puzzle, box):
+        grid = record.puzzle
+        if candidates:
+            print(format_candidates(grid))
+        elif output is OutputFormat.json:
+            print(json_line(record.id, grid))
+        else:
+            print(FORMATS[output.value](grid))
+        if output is OutputFormat.pretty or candidates:
+            print()
+
+
+def json_line(record_id: str, grid: Grid) -> str:
+    """A grid as one JSON line with its id."""
+    return json.dumps({"id": record_id, **grid_to_json(grid)}, separators=(",", ":"))
+
+
+@app.command()
+def backends(as_json: JsonOpt = False) -> None:
+    """List the registered backends: available here?, version, capabilities."""
+    rows = []
+    for name in backend_names():
+        found = get_backend(name)
+        available = found.available()
+        rows.append(
+            {
+                "name": name,
+                "available": available,
+                "version": found.version() if available else None,
+                "practical_n": getattr(found, "practical_n", None),
+                "handles_hard": getattr(found, "handles_hard", None),
+                "note": "" if available else getattr(found, "unavailable_reason", lambda: "")(),
+            }
+        )
+    if as_json:
+        for row in rows:
+            emit_json(row)
+        return
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'backend':<{width}}  {'ready':<5}  {'version':<10}  {'max N':>5}  hard 9x9")
+    for r in rows:
+        ready = "yes" if r["available"] else "no"
+        hard = {True: "yes", False: "no", None: "?"}[r["handles_hard"]]
+        line = (
+            f"{r['name']:<{width}}  {ready:<5}  {r['version'] or '-':<10}  "
+            f"{r['practical_n'] or '?':>5}  {hard}"
+        )
+        print(line + (f"  ({r['note']})" if r["note"] else ""))
+    print(f"\ndefault: {DEFAULT_BACKEND}")
+
+
+__all__ = ["backends", "check", "count", "describe_count", "show", "solve"]
