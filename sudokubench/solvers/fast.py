@@ -59,17 +59,17 @@ def tables(shape: Shape) -> Tables:
 def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> int:
     """Propagate naked and hidden singles to a fixpoint; the number of hidden singles, or -1.
 
-    `queue` holds cells decided but not yet removed from their peers. -1 means contradiction.
+    `queue` holds cells decided but not yet removed from their peers; -1 means contradiction.
+    Units are swept round-robin until every unit has been seen once since the last change.
     """
     peers, units, cell_units, full = t.peers, t.units, t.cell_units, t.full
-    hidden_found = 0
+    count = len(units)
+    hidden_found = quiet = u = 0
     while True:
         while queue:
             k = queue.pop()
             v = cand[k]
             r, c, b = cell_units[k]
-            if placed[r] & v or placed[c] & v or placed[b] & v:
-                return -1
             placed[r] |= v
             placed[c] |= v
             placed[b] |= v
@@ -82,16 +82,19 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
                     cand[p] = m
                     if not m & (m - 1):
                         queue.append(p)
-        changed = False
-        for u, unit in enumerate(units):
-            once = twice = 0
-            for k in unit:
-                m = cand[k]
-                twice |= once & m
-                once |= m
-            if once != full:
-                return -1
-            hidden = once & ~twice & ~placed[u]
+        if quiet == count:
+            return hidden_found
+        unit = units[u]
+        once = twice = 0
+        for k in unit:
+            m = cand[k]
+            twice |= once & m
+            once |= m
+        if once != full:
+            return -1
+        hidden = once & ~twice & ~placed[u]
+        if hidden:
+            quiet = 0
             while hidden:
                 bit = hidden & -hidden
                 hidden ^= bit
@@ -101,12 +104,12 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
                             cand[k] = bit
                             queue.append(k)
                             hidden_found += 1
-                            changed = True
                         break
-            if queue:
-                break
-        if not changed:
-            return hidden_found
+        else:
+            quiet += 1
+        u += 1
+        if u == count:
+            u = 0
 
 
 class Fast(SearchBackend):
