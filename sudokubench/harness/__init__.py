@@ -1,0 +1,460 @@
+"""The harness: run every (puzzle, backend) pair, check and cross-check the answers, time them,
+store everything, and report.
+
+Python API (stable):
+
+```python
+from sudokubench.harness import CompareArgs, compare
+report = compare(CompareArgs(files=("top95.txt",), backends=("fast", "cpsat")), db="r.sqlite")
+report.ok                 # no wrong answer and no disagreement
+report.to_json()          # the same keys as `sudokubench compare --json`
+```
+
+How a run goes:
+
+1. **Plan.** The puzzles are read with `formats.read_puzzles` (expected answers from annotated
+   lines or a `.solutions.txt` file come with them); a `# collection: NAME` comment line in an
+   input file puts the puzzles below it in that collection, otherwise the file's stem is the
+   collection. Tasks are numbered in a fixed order (puzzle, then backend, then warm-ups and
+   samples), so a task id is stable across `--resume`.
+2. **Execute.** The tasks go to an `Executor` (`runner.LocalPool`: persistent worker processes,
+   hard timeouts by killing the worker). Outcomes arrive in completion order.
+3. **Check.** Each outcome's solutions are checked with `is_solution` in this process
+   (`verify.check_answer`), and stored with its verdict through a batching writer (`store`).
+   When every task of a puzzle is in, its answers and the file's expected answer are
+   cross-checked (`verify.agree`) for the live count of disagreements.
+4. **Report.** The final report is built from the database alone (`report.build_report`), the
+   same way `sudokubench report` builds it, so both always say the same.
+
+`--resume RUN` reloads the run's stored arguments, plans the same tasks, skips the task ids
+already stored and runs the rest: the finished run equals an uninterrupted one, timings aside.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sudokubench.formats import collection_path, read_puzzles
+from sudokubench.grid import Grid, Shape
+from sudokubench.harness.store import PuzzleRow, Store, StoreError, TaskRow
+from sudokubench.harness.verify import (
+    Voice,
+    agree,
+    check_answer,
+    expected_voice,
+    verdict_of,
+)
+from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
+
+if TYPE_CHECKING:
+    from sudokubench.harness.report import RunReport
+    from sudokubench.harness.runner import Executor, Outcome, Task
+
+__all__ = [
+    "SHOWCASE",
+    "CompareArgs",
+    "Interrupted",
+    "Progress",
+    "StoreError",
+    "available_backends",
+    "compare",
+    "plan",
+]
+
+#: The built-in collection `compare` runs when no file is given.
+SHOWCASE = "showcase"
+#: The showcase's short defaults: enough to show every verdict in about a minute.
+SHOWCASE_TIMEOUT = 2.0
+
+_SECTION = re.compile(r"#\s*collection:\s*(\S+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CompareArgs:
+    """Everything that defines a run; stored as JSON so `--resume` can plan it again.
+
+    `files` empty means the built-in showcase. `baseline` None means the first backend.
+    """
+
+    files: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ("all",)
+    limit: int = 2
+    timeout: float = 10.0
+    jobs: int = 1
+    repeat: int = 1
+    warmup: int = 0
+    box: str | None = None
+    baseline: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.limit < 1:
+            raise ValueError(f"--limit must be at least 1, got {self.limit}")
+        if self.timeout <= 0:
+            raise ValueError(f"--timeout must be positive, got {self.timeout}")
+        if self.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {self.jobs}")
+        if self.repeat < 1:
+            raise ValueError(f"--repeat must be at least 1, got {self.repeat}")
+        if self.warmup < 0:
+            raise ValueError(f"--warmup must be 0 or more, got {self.warmup}")
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for the runs table."""
+        data = asdict(self)
+        data["files"] = list(self.files)
+        data["backends"] = list(self.backends)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CompareArgs:
+        """Read stored arguments back."""
+        data = dict(data)
+        data["files"] = tuple(data.get("files", ()))
+        data["backends"] = tuple(data.get("backends", ()))
+        return cls(**data)
+
+
+def available_backends() -> list[str]:
+    """Every registered backend (and variant) whose library is installed here."""
+    return [name for name in backend_names() if get_backend(name).available()]
+
+
+def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
+    """Expand `all`, check that every name resolves and is available; UnknownBackendError if not."""
+    resolved: list[str] = []
+    for name in names:
+        name = name.strip()
+        if not name:
+            continue
+        if name == "all":
+            resolved.extend(available_backends())
+            continue
+        backend = get_backend(name)
+        if not backend.available():
+            why = getattr(backend, "unavailable_reason", lambda: "")() or "not available here"
+            raise UnknownBackendError(f"backend {name!r} is not available: {why}")
+        resolved.append(name)
+    unique = tuple(dict.fromkeys(resolved))
+    if not unique:
+        raise UnknownBackendError("no backend to run (--backends is empty)")
+    return unique
+
+
+def _sections(path: Path) -> dict[int, str]:
+    """Line number -> collection name from `# collection: NAME` comment lines."""
+    if path.suffix == ".gz":
+        return {}
+    found: dict[int, str] = {}
+    current = None
+    with open(path, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, 1):
+            match = _SECTION.match(line.strip())
+            if match:
+                current = match.group(1)
+            elif current:
+                found[line_no] = current
+    return found
+
+
+def input_paths(args: CompareArgs) -> list[Path]:
+    """The input files: the given ones, or the built-in showcase."""
+    if not args.files:
+        return [collection_path(SHOWCASE)]
+    paths = [Path(f) for f in args.files]
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such file")
+    return paths
+
+
+def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
+    """Read every input puzzle with its collection and expected answer."""
+    shape = Shape.parse(args.box) if args.box else None
+    rows: list[PuzzleRow] = []
+    seen: set[str] = set()
+    for path in input_paths(args):
+        sections = _sections(path)
+        stem = path.name.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
+        for record in read_puzzles(path, shape):
+            if record.id in seen:
+                raise ValueError(f"two inputs give the puzzle id {record.id}: rename one file")
+            seen.add(record.id)
+            line_no = int(record.id.rsplit(":", 1)[1]) if ":" in record.id else 0
+            rows.append(
+                PuzzleRow(
+                    puzzle_id=record.id,
+                    position=len(rows),
+                    collection=sections.get(line_no, stem),
+                    puzzle=str(record.puzzle),
+                    box=args.box,
+                    expected_count=record.expected_count,
+                    expected_solution=None
+                    if record.expected_solution is None
+                    else str(record.expected_solution),
+                )
+            )
+    if not rows:
+        raise ValueError("the input holds no puzzles")
+    return rows
+
+
+def plan(args: CompareArgs, puzzles: Sequence[PuzzleRow]) -> list[Task]:
+    """Every task of the run, numbered in a fixed order: puzzle, backend, warm-ups, samples."""
+    from sudokubench.harness.runner import Task
+
+    samples = [*range(-args.warmup, 0), *range(args.repeat)]
+    tasks = []
+    for p in puzzles:
+        for backend in args.backends:
+            for sample in samples:
+                tasks.append(
+                    Task(
+                        task_id=len(tasks),
+                        puzzle_id=p.puzzle_id,
+                        puzzle=p.puzzle,
+                        box=p.box,
+                        backend=backend,
+                        limit=args.limit,
+                        timeout=args.timeout,
+                        sample=sample,
+                    )
+                )
+    return tasks
+
+
+def machine_info(backends: Iterable[str]) -> dict[str, Any]:
+    """Where the run happens: platform, CPUs, Python, the version of every backend's package."""
+    from sudokubench import __version__
+
+    versions: dict[str, str | None] = {}
+    for name in backends:
+        try:
+            versions[name] = get_backend(name).version()
+        except Exception as exc:  # a plug-in's version() must not stop the run
+            versions[name] = f"unknown ({type(exc).__name__})"
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "sudokubench": __version__,
+        "backends": versions,
+    }
+
+
+def check_outcome(outcome: Outcome, puzzle: Grid) -> TaskRow:
+    """A worker's outcome checked on its own (`is_solution`, counts), as a row to store."""
+    task = outcome.task
+    voice = check_answer(
+        task.backend,
+        puzzle,
+        status=outcome.status,
+        count=outcome.count,
+        exhaustive=outcome.exhaustive,
+        solutions=outcome.solutions,
+        limit=task.limit,
+    )
+    return TaskRow(
+        task_id=task.task_id,
+        puzzle_id=task.puzzle_id,
+        puzzle=task.puzzle,
+        backend=task.backend,
+        limit=task.limit,
+        timeout=task.timeout,
+        sample=task.sample,
+        status=outcome.status,
+        count=outcome.count,
+        exhaustive=outcome.exhaustive,
+        solutions=voice.solutions if voice.sound else tuple(outcome.solutions),
+        encode_s=outcome.encode_s,
+        solve_s=outcome.solve_s,
+        wall_s=outcome.wall_s,
+        stats=dict(outcome.stats),
+        message=outcome.message,
+        verdict=str(voice.verdict),
+        valid=voice.sound,
+        problem=voice.problem,
+    )
+
+
+def voice_of(row: TaskRow) -> Voice:
+    """A stored task's answer as a voice in the vote."""
+    return Voice(
+        row.backend,
+        verdict_of(row.status, row.count, row.exhaustive),
+        row.solutions if row.valid else (),
+        row.problem,
+    )
+
+
+def puzzle_grid(row: PuzzleRow) -> Grid:
+    """The Grid of a stored puzzle."""
+    return Grid.parse(row.puzzle, Shape.parse(row.box) if row.box else None)
+
+
+@dataclass
+class Progress:
+    """Live counts of a run, passed to the progress callback after every outcome."""
+
+    run_id: int
+    total: int
+    done: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    wrong: int = 0
+    disagreements: int = 0
+
+    @property
+    def timeouts(self) -> int:
+        """Tasks that timed out so far."""
+        return self.statuses["timeout"]
+
+    @property
+    def errors(self) -> int:
+        """Tasks that failed so far."""
+        return self.statuses["error"]
+
+    def eta_s(self) -> float | None:
+        """Seconds left at the rate so far, None before the first outcome."""
+        if not self.done:
+            return None
+        rate = (time.perf_counter() - self.started) / self.done
+        return rate * (self.total - self.done)
+
+
+class _Tracker:
+    """Collects each puzzle's voices until its last task is in, then cross-checks them."""
+
+    def __init__(
+        self, puzzles: Sequence[PuzzleRow], tasks: Sequence[Task], progress: Progress
+    ) -> None:
+        self.progress = progress
+        self.pending = Counter(t.puzzle_id for t in tasks)
+        self.voices: dict[str, list[Voice]] = {}
+        for p in puzzles:
+            voice = expected_voice(puzzle_grid(p), p.expected_count, p.expected_solution)
+            self.voices[p.puzzle_id] = [voice] if voice else []
+
+    def add(self, row: TaskRow, *, counted: bool = True) -> None:
+        if counted:
+            self.progress.done += 1
+            self.progress.statuses[row.status] += 1
+            self.progress.wrong += not row.valid
+        voices = self.voices[row.puzzle_id]
+        voices.append(voice_of(row))
+        self.pending[row.puzzle_id] -= 1
+        if self.pending[row.puzzle_id] == 0:
+            verdict = agree(row.puzzle_id, voices)
+            if not verdict.agreed and any(p.kind == "disagree" for p in verdict.problems):
+                self.progress.disagreements += 1
+            del self.voices[row.puzzle_id]
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a run; what is committed stays, `--resume run_id` completes it."""
+
+    def __init__(self, run_id: int, db: Path) -> None:
+        super().__init__(f"run {run_id} interrupted")
+        self.run_id = run_id
+        self.db = db
+
+
+def compare(
+    args: CompareArgs,
+    *,
+    db: str | Path = "sudokubench.sqlite",
+    resume: int | None = None,
+    executor: Executor | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
+) -> RunReport:
+    """Run (or with `resume`, complete) a comparison; the report built from the database.
+
+    `executor` defaults to `runner.LocalPool(jobs=args.jobs)`. `on_start(run_id, total,
+    already_done)` is called once the tasks are planned. Raises `Interrupted` on Ctrl-C,
+    `UnknownBackendError`, `StoreError` or `OSError`/`ValueError` for bad input.
+    """
+    from sudokubench.harness.report import build_report
+
+    db = Path(db)
+    store = Store(db)
+    try:
+        if resume is not None:
+            run = store.run(resume)
+            args = CompareArgs.from_json(run.args)
+            resolve_backends(args.backends)
+            puzzles = store.puzzles(resume)
+            run_id = resume
+            store.set_status(run_id, "running")
+        else:
+            args = _with_backends(args)
+            puzzles = load_puzzles(args)
+            run_id = store.new_run(args.to_json(), machine_info(args.backends))
+            store.add_puzzles(run_id, puzzles)
+        tasks = plan(args, puzzles)
+        done = store.done_task_ids(run_id)
+        todo = [t for t in tasks if t.task_id not in done]
+        state = Progress(run_id, total=len(todo))
+        tracker = _Tracker(puzzles, tasks, state)
+        for row in store.tasks(run_id):
+            tracker.add(row, counted=False)
+        if on_start:
+            on_start(run_id, len(tasks), len(done))
+        _execute(store, run_id, puzzles, todo, tracker, args, executor, progress)
+        report = build_report(store, run_id)
+        store.set_status(run_id, "complete", disagreements=report.disagreement_count)
+        return replace(report, run=store.run(run_id))
+    finally:
+        store.close()
+
+
+def _with_backends(args: CompareArgs) -> CompareArgs:
+    backends = resolve_backends(args.backends)
+    baseline = args.baseline
+    if baseline is not None and baseline not in backends:
+        raise UnknownBackendError(f"--baseline {baseline!r} is not one of --backends")
+    return replace(args, backends=backends, baseline=baseline or backends[0])
+
+
+def _execute(
+    store: Store,
+    run_id: int,
+    puzzles: Sequence[PuzzleRow],
+    todo: Sequence[Task],
+    tracker: _Tracker,
+    args: CompareArgs,
+    executor: Executor | None,
+    progress: Callable[[Progress], None] | None,
+) -> None:
+    grids = {p.puzzle_id: puzzle_grid(p) for p in puzzles}
+    writer = store.writer(run_id)
+    if executor is None:
+        from sudokubench.harness.runner import LocalPool
+
+        executor = LocalPool(jobs=args.jobs)
+    try:
+        for outcome in executor.run(todo):
+            row = check_outcome(outcome, grids[outcome.task.puzzle_id])
+            writer.add(row)
+            tracker.add(row)
+            if progress:
+                progress(tracker.progress)
+    except KeyboardInterrupt:
+        executor.close()
+        writer.flush()
+        store.set_status(run_id, "interrupted")
+        raise Interrupted(run_id, store.path) from None
+    finally:
+        executor.close()
+        writer.flush()

@@ -1,0 +1,149 @@
+"""Plots of a run with matplotlib (the Agg backend: no display needed).
+
+- `cactus`: for each backend, how many puzzles it finished within a given time (x: time per
+  puzzle, log scale; y: puzzles finished). The further right and lower a curve ends, the
+  slower; the higher, the more it finished. Timeouts never enter a curve.
+- `scatter`: one backend's per-puzzle time against another's, log-log, with the diagonal;
+  puzzles one side did not finish are drawn at the timeout, as open markers.
+- `distributions`: per collection, a box plot of each backend's per-puzzle times (log scale).
+
+Each function returns a matplotlib Figure; `save(figure, path)` writes PNG or SVG by the
+file's suffix and `to_bytes(figure, fmt)` gives the bytes (for the HTML report).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from sudokubench.harness.report import RunReport
+
+__all__ = ["KINDS", "cactus", "default_pair", "distributions", "save", "scatter", "to_bytes"]
+
+KINDS = ("cactus", "scatter", "distributions")
+
+
+def _times(report: RunReport, backend: str) -> dict[str, float]:
+    """Per puzzle id, the backend's time on the puzzles it finished."""
+    return {p.puzzle_id: p.time for p in report.pairs.get(backend, []) if p.finished}
+
+
+def cactus(report: RunReport) -> Figure:
+    """Puzzles finished (y) within a time per puzzle (x, log) for each backend."""
+    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+    total = len(report.puzzles)
+    for backend in report.backends:
+        times = sorted(_times(report, backend).values())
+        if not times:
+            continue
+        ax.step(times, range(1, len(times) + 1), where="post", label=backend, linewidth=1.4)
+    ax.set_xscale("log")
+    ax.set_xlabel("time per puzzle (s, log scale)")
+    ax.set_ylabel(f"puzzles finished (of {total})")
+    ax.set_title(f"run {report.run.id}: puzzles finished within a time")
+    ax.grid(True, which="both", alpha=0.3)
+    if report.backends:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def default_pair(report: RunReport) -> tuple[str, str] | None:
+    """The baseline and the first other backend, if the run has two."""
+    if len(report.backends) < 2:
+        return None
+    base = report.baseline or report.backends[0]
+    other = next(b for b in report.backends if b != base)
+    return base, other
+
+
+def scatter(report: RunReport, a: str, b: str) -> Figure:
+    """Per-puzzle time of `b` (y) against `a` (x), log-log; unfinished ones at the timeout."""
+    for name in (a, b):
+        if name not in report.backends:
+            known = ", ".join(report.backends)
+            raise ValueError(f"--vs: run {report.run.id} has no backend {name!r} (has: {known})")
+    ta, tb = _times(report, a), _times(report, b)
+    timeout = float(report.run.args.get("timeout", 10.0))
+    ids = [p.puzzle_id for p in report.puzzles]
+    both = [i for i in ids if i in ta and i in tb]
+    partial = [i for i in ids if (i in ta) != (i in tb)]
+    fig, ax = plt.subplots(figsize=(6.5, 6), layout="constrained")
+    ax.scatter([ta[i] for i in both], [tb[i] for i in both], s=12, alpha=0.6, label="both finished")
+    if partial:
+        ax.scatter(
+            [ta.get(i, timeout) for i in partial],
+            [tb.get(i, timeout) for i in partial],
+            s=24,
+            facecolors="none",
+            edgecolors="tab:red",
+            label="one did not finish (drawn at the timeout)",
+        )
+    values = [ta[i] for i in both] + [tb[i] for i in both] + ([timeout] if partial else [])
+    if values:
+        lo, hi = min(values) / 1.5, max(values) * 1.5
+        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=1, linestyle="--", label="equal time")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"{a}: time per puzzle (s)")
+    ax.set_ylabel(f"{b}: time per puzzle (s)")
+    ax.set_title(f"run {report.run.id}: {b} vs {a} ({len(both)} puzzles both finished)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def distributions(report: RunReport) -> Figure:
+    """Per collection, a box plot of each backend's per-puzzle times (log scale)."""
+    names = list(dict.fromkeys(p.collection for p in report.puzzles))
+    fig, axes = plt.subplots(
+        len(names),
+        1,
+        figsize=(9, 0.35 * len(report.backends) * len(names) + 1.2 * len(names)),
+        layout="constrained",
+        squeeze=False,
+    )
+    for ax, name in zip(axes[:, 0], names, strict=True):
+        members = {pid for pid, c in report.collection_of.items() if c == name}
+        data, labels = [], []
+        for backend in report.backends:
+            times = [t for pid, t in _times(report, backend).items() if pid in members]
+            data.append(times or [float("nan")])
+            labels.append(f"{backend} ({len(times)})")
+        ax.boxplot(data, vert=False, tick_labels=labels, showfliers=True, widths=0.6)
+        ax.set_xscale("log")
+        ax.invert_yaxis()
+        ax.set_title(f"{name} ({len(members)} puzzles)", fontsize="medium")
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+        ax.tick_params(axis="y", labelsize="small")
+    axes[-1, 0].set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished")
+    return fig
+
+
+def to_bytes(figure: Figure, fmt: str = "png") -> bytes:
+    """The figure as PNG or SVG bytes; closes it."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=110)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def save(figure: Figure, path: str | Path) -> None:
+    """Write the figure to `path`, PNG or SVG by its suffix; closes it."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        plt.close(figure)
+        raise ValueError(f"{path}: the plot file must end in .png or .svg")
+    path.write_bytes(to_bytes(figure, fmt))
