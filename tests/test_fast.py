@@ -188,7 +188,7 @@ def test_singles_solve_an_easy_puzzle_without_guessing():
     result = FAST.solve(puzzle, limit=2)
     assert result.count == 1 and result.exhaustive
     assert result.stats["guesses"] == 0 and result.stats["backtracks"] == 0
-    assert result.stats["nodes"] == 1
+    assert result.stats["nodes"] == 0
 
 
 def test_stats_of_a_hard_puzzle_show_search():
@@ -197,9 +197,17 @@ def test_stats_of_a_hard_puzzle_show_search():
     stats = result.stats
     assert result.count == 1 and result.exhaustive
     assert stats["guesses"] > 0 and stats["max_depth"] > 0
-    assert 0 < stats["backtracks"] <= stats["guesses"]
-    assert stats["nodes"] == stats["guesses"] + 1  # the root, then one node per guess
+    assert stats["nodes"] > stats["guesses"]  # at least two digits tried per branching cell
+    assert stats["backtracks"] == stats["nodes"]  # an exhaustive search takes every digit back
+    assert 0 < stats["contradictions"] < stats["nodes"]
     assert stats["hidden_singles"] > 0
+
+
+def test_stopping_at_the_limit_keeps_the_path_to_the_last_solution():
+    result = FAST.solve(Grid.parse(MULTIPLE), limit=3)
+    stats = result.stats
+    assert result.count == 3 and not result.exhaustive
+    assert 0 < stats["nodes"] - stats["backtracks"] <= stats["max_depth"]  # the open path
 
 
 def test_timeout_is_a_result_and_is_honoured():
@@ -216,4 +224,4 @@ def test_timeout_is_a_result_and_is_honoured():
 def test_tables_are_computed_once_per_shape():
     shape = shape_of(3, 3)
     assert tables(shape) is tables(shape)
-    assert tables(shape).full == 0b111111111
+    assert [tables(shape).bits[d].bit_length() - 1 for d in (1, 2, 9)] == [0, 5, 40]
