@@ -208,6 +208,8 @@ class Grid:
     cells: tuple[Digit, ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.cells, tuple):  # a list would make the grid unhashable
+            object.__setattr__(self, "cells", tuple(self.cells))
         n = self.shape.n
         if len(self.cells) != self.shape.cells:
             raise InvalidPuzzleError(
