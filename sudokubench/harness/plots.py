@@ -22,6 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -51,6 +52,7 @@ def cactus(report: RunReport) -> Figure:
     ax.set_xlabel("time per puzzle (s, log scale)")
     ax.set_ylabel(f"puzzles finished (of {total})")
     ax.set_title(f"run {report.run.id}: puzzles finished within a time")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, which="both", alpha=0.3)
     if report.backends:
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -107,14 +109,18 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
 def distributions(report: RunReport) -> Figure:
     """Per collection, a box plot of each backend's per-puzzle times (log scale)."""
     names = list(dict.fromkeys(p.collection for p in report.puzzles))
+    cols = 2 if len(names) > 3 else 1
+    rows = -(-len(names) // cols)
     fig, axes = plt.subplots(
-        len(names),
-        1,
-        figsize=(9, 0.35 * len(report.backends) * len(names) + 1.2 * len(names)),
+        rows,
+        cols,
+        figsize=(9 * cols, rows * (0.3 * len(report.backends) + 1.3)),
         layout="constrained",
         squeeze=False,
     )
-    for ax, name in zip(axes[:, 0], names, strict=True):
+    for ax in axes.flat[len(names) :]:
+        ax.set_visible(False)
+    for ax, name in zip(axes.flat, names, strict=False):
         members = {pid for pid, c in report.collection_of.items() if c == name}
         data, labels = [], []
         for backend in report.backends:
@@ -127,7 +133,7 @@ def distributions(report: RunReport) -> Figure:
         ax.set_title(f"{name} ({len(members)} puzzles)", fontsize="medium")
         ax.grid(True, axis="x", which="both", alpha=0.3)
         ax.tick_params(axis="y", labelsize="small")
-    axes[-1, 0].set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished")
+        ax.set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished", fontsize="small")
     return fig
 
 
