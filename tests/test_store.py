@@ -1,0 +1,176 @@
+"""The SQLite results store: schema check, round trips, batched commits, WAL reads."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
+
+PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
+SOLUTION = "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
+
+
+def row(task_id: int, **changes) -> TaskRow:
+    """A plausible task row."""
+    fields = {
+        "task_id": task_id,
+        "puzzle_id": "course.txt:3",
+        "puzzle": PUZZLE,
+        "backend": "fast",
+        "limit": 2,
+        "timeout": 10.0,
+        "sample": 0,
+        "status": "solved",
+        "count": 1,
+        "exhaustive": True,
+        "solutions": (SOLUTION,),
+        "encode_s": 0.0001,
+        "solve_s": 0.002,
+        "wall_s": 0.0025,
+        "stats": {"guesses": 3, "nodes": 40},
+        "message": "",
+        "verdict": "=1",
+        "valid": True,
+        "problem": None,
+    }
+    fields.update(changes)
+    return TaskRow(**fields)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "r.sqlite") as opened:
+        yield opened
+
+
+def test_a_new_file_gets_the_schema_and_wal_mode(store):
+    version = store.db.execute("SELECT version FROM schema_version").fetchall()
+    assert version == [(SCHEMA_VERSION,)]
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_reopening_keeps_one_version_row(tmp_path):
+    Store(tmp_path / "r.sqlite").close()
+    with Store(tmp_path / "r.sqlite") as again:
+        assert again.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+
+
+def test_another_schema_version_is_refused_with_advice(tmp_path):
+    path = tmp_path / "r.sqlite"
+    Store(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(StoreError, match=r"schema version 99.*use another --db"):
+        Store(path)
+
+
+def test_a_foreign_database_or_file_is_refused(tmp_path):
+    foreign = tmp_path / "other.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match="not a sudokubench results database"):
+        Store(foreign)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not sqlite at all, just text" * 100)
+    with pytest.raises(StoreError, match="not a results database"):
+        Store(junk)
+
+
+def test_reading_a_missing_file_does_not_create_it(tmp_path):
+    with pytest.raises(StoreError, match="no results database"):
+        Store(tmp_path / "missing.sqlite", create=False)
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_runs_round_trip_and_the_latest_is_the_default(store):
+    first = store.new_run({"backends": ["fast"]}, {"cpu_count": 2})
+    second = store.new_run({"backends": ["dlx"]}, {"cpu_count": 2})
+    assert store.run().id == second
+    assert store.run(first).args == {"backends": ["fast"]}
+    assert store.run(first).status == "running" and store.run(first).ended is None
+    store.set_status(first, "complete", disagreements=3)
+    done = store.run(first)
+    assert done.status == "complete" and done.ended and done.disagreements == 3
+    assert [r.id for r in store.runs()] == [first, second]
+    with pytest.raises(StoreError, match="no run 99"):
+        store.run(99)
+
+
+def test_an_empty_store_has_no_latest_run(store):
+    with pytest.raises(StoreError, match="no runs yet"):
+        store.run()
+
+
+def test_puzzles_round_trip_in_input_order_and_are_not_duplicated(store):
+    run_id = store.new_run({}, {})
+    puzzles = [
+        PuzzleRow("b.txt:1", 0, "b", PUZZLE, None, 1, SOLUTION),
+        PuzzleRow("a.txt:1", 1, "a", PUZZLE, "3x3", None, None),
+    ]
+    store.add_puzzles(run_id, puzzles)
+    store.add_puzzles(run_id, puzzles)  # a resumed run adds them again
+    assert store.puzzles(run_id) == puzzles
+
+
+def test_tasks_round_trip_exactly(store):
+    run_id = store.new_run({}, {})
+    rows = [
+        row(0),
+        row(1, status="timeout", count=0, exhaustive=False, solutions=(), verdict="?"),
+        row(2, valid=False, problem="solution 1 is wrong: r1c1 is 1 but the puzzle gives 8"),
+    ]
+    writer = store.writer(run_id)
+    for r in rows:
+        writer.add(r)
+    writer.flush()
+    assert list(store.tasks(run_id)) == rows
+    assert store.done_task_ids(run_id) == {0, 1, 2}
+    counts = store.status_counts()[run_id]
+    assert counts == {"solved": 2, "timeout": 1, "wrong": 1}
+
+
+def test_a_task_stored_twice_stays_one_row(store):
+    run_id = store.new_run({}, {})
+    writer = store.writer(run_id)
+    writer.add(row(5, wall_s=1.0))
+    writer.add(row(5, wall_s=2.0))
+    writer.flush()
+    assert [t.wall_s for t in store.tasks(run_id)] == [2.0]
+
+
+def test_the_writer_commits_in_batches(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path) as store, Store(path) as reader:
+        run_id = store.new_run({}, {})
+        writer = store.writer(run_id, every=3, seconds=3600)
+        writer.add(row(0))
+        writer.add(row(1))
+        assert reader.done_task_ids(run_id) == set()
+        writer.add(row(2))
+        assert reader.done_task_ids(run_id) == {0, 1, 2}
+
+
+def test_the_writer_commits_old_rows_after_its_interval(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path) as store, Store(path) as reader:
+        run_id = store.new_run({}, {})
+        writer = store.writer(run_id, every=1000, seconds=0.0)
+        writer.add(row(0))
+        assert reader.done_task_ids(run_id) == {0}
+
+
+def test_a_reader_is_not_blocked_by_an_open_write(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path) as store:
+        run_id = store.new_run({"x": 1}, {})
+        store.db.execute("BEGIN IMMEDIATE")
+        store.db.execute(
+            "UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,)
+        )  # not committed yet
+        with Store(path, create=False) as reader:
+            assert reader.run(run_id).status == "running"
+        store.db.execute("COMMIT")
+        with Store(path, create=False) as reader:
+            assert reader.run(run_id).status == "interrupted"
