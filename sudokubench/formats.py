@@ -38,6 +38,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import itertools
 import json
 import re
 import sys
@@ -70,6 +71,8 @@ __all__ = [
 BLANKS = ".0_-*"
 #: Longest line a puzzle file may have: a 25x25 grid as tokens with a solution fits easily.
 MAX_LINE = 100_000
+#: Lines read before choosing a file's layout (a 16x16 block has 16 rows).
+LOOKAHEAD = 16
 #: Column names of a CSV file, first match wins.
 PUZZLE_COLUMNS = ("puzzle", "puzzles", "quizzes", "quiz", "grid", "sudoku", "question")
 SOLUTION_COLUMNS = ("solution", "solutions", "answer")
@@ -393,7 +396,7 @@ def _csv_records(
         rows: Iterator[tuple[int, str]] = lines
     else:
         line_no, header = 0, ["puzzle", "solution", "count"]
-        rows = _chain(first, lines)
+        rows = itertools.chain([first], lines)
 
     def column(names: tuple[str, ...]) -> int | None:
         return next((header.index(h) for h in names if h in header), None)
@@ -428,7 +431,7 @@ def _csv_records(
 
 
 def _is_whole_line(line: str, shape: Shape | None) -> bool:
-    """Whether a puzzle file's first puzzle line holds a whole puzzle (else it is a block row)."""
+    """Whether a puzzle file's line holds a whole puzzle (else it is a row of a block)."""
     text = line.split(":")[0]
     if "|" in text:
         return False
@@ -443,6 +446,14 @@ def _is_whole_line(line: str, shape: Shape | None) -> bool:
     except InvalidPuzzleError:
         return len(cells) not in {s.n for s in SHAPES}
     return all(d <= n for d, _, _ in cells)
+
+
+def _could_be_row(line: str) -> bool:
+    """Whether a line has as many cells as a row of some grid (only 16 is both)."""
+    try:
+        return len(_row_cells(line.split(":")[0], "")) in {s.n for s in SHAPES}
+    except GridFormatError:
+        return False
 
 
 def _block_records(
@@ -462,6 +473,12 @@ def _block_records(
             continue
         if not rows and not shape:
             n = len(_row_cells(line, f"{name}:{line_no}: "))
+            try:
+                Shape.for_size(n)
+            except InvalidPuzzleError:
+                raise GridFormatError(
+                    f"{name}:{line_no}: {n} cells is neither a grid nor a row of a grid"
+                ) from None
         rows.append((line_no, line))
         if len(rows) == n:
             start = rows[0][0]
@@ -502,10 +519,16 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
             raise GridFormatError(f"{name}: no puzzles in the file")
         if Path(str(source)).suffix == ".csv" or "," in first[1]:
             records: Iterator[PuzzleRecord] = _csv_records(name, lines, first, shape)
-        elif _is_skipped(first[1]) or not _is_whole_line(first[1], shape):
-            records = _block_records(name, _chain(first, lines), shape)
         else:
-            records = _line_records(name, _chain(first, lines), shape)
+            ahead = [first]
+            if shape is None and _could_be_row(first[1]):  # 16 cells: 4x4 puzzle or 16x16 row
+                rest = (x for x in lines if x[1] and not x[1].startswith("#"))
+                ahead.extend(itertools.islice(rest, LOOKAHEAD - 1))
+            stream = itertools.chain(ahead, lines)
+            if all(not _is_skipped(line) and _is_whole_line(line, shape) for _, line in ahead):
+                records = _line_records(name, stream, shape)
+            else:
+                records = _block_records(name, stream, shape)
         for record in records:
             found += 1
             if solutions is not None and record.expected_solution is None:
@@ -523,11 +546,6 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
             handle.close()
         if solutions is not None:
             solutions.close()
-
-
-def _chain(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    yield first
-    yield from rest
 
 
 def _line_records(
