@@ -33,6 +33,13 @@ __all__ = ["KINDS", "cactus", "default_pair", "distributions", "save", "scatter"
 
 KINDS = ("cactus", "scatter", "distributions")
 
+# matplotlib 3.10 replaced boxplot's `vert=False` by `orientation="horizontal"`.
+_HORIZONTAL = (
+    {"orientation": "horizontal"}
+    if tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) >= (3, 10)
+    else {"vert": False}
+)
+
 
 def _times(report: RunReport, backend: str) -> dict[str, float]:
     """Per puzzle id, the backend's time on the puzzles it finished."""
@@ -127,7 +134,8 @@ def distributions(report: RunReport) -> Figure:
             times = [t for pid, t in _times(report, backend).items() if pid in members]
             data.append(times or [float("nan")])
             labels.append(f"{backend} ({len(times)})")
-        ax.boxplot(data, vert=False, tick_labels=labels, showfliers=True, widths=0.6)
+        ax.boxplot(data, showfliers=True, widths=0.6, **_HORIZONTAL)
+        ax.set_yticks(range(1, len(labels) + 1), labels)
         ax.set_xscale("log")
         ax.invert_yaxis()
         ax.set_title(f"{name} ({len(members)} puzzles)", fontsize="medium")

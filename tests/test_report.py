@@ -1,0 +1,238 @@
+"""Statistics and reports of stored runs (no worker processes: rows are written directly)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+from conftest import MULTIPLE, TELEGRAM
+
+from sudokubench import count
+from sudokubench.harness import CompareArgs
+from sudokubench.harness.plots import cactus, distributions, save, scatter
+from sudokubench.harness.report import build_report, compare_runs, render, render_against
+from sudokubench.harness.stats import (
+    Pair,
+    geometric_ratio,
+    quantile,
+    summarize_times,
+    warnings_for,
+)
+from sudokubench.harness.store import PuzzleRow, Store, TaskRow
+
+TELEGRAM_SOLUTION = (
+    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
+)
+MULTI = tuple(str(s) for s in count(MULTIPLE, backend="backtracking", limit=2).solutions)
+
+# -- statistics -------------------------------------------------------------------------------
+
+
+def test_quantiles_interpolate_linearly():
+    assert quantile([4, 1, 3, 2], 0.25) == 1.75
+    assert quantile(range(1, 11), 0.9) == pytest.approx(9.1)
+    assert quantile([5.0], 0.5) == 5.0
+    with pytest.raises(ValueError):
+        quantile([], 0.5)
+
+
+def test_time_summary_over_finished_pairs_only():
+    pairs = [
+        Pair("p1", "a", "solved", (1.0,), ("guesses", 2)),
+        Pair("p2", "a", "solved", (2.0,), ("guesses", 4)),
+        Pair("p3", "a", "unsatisfiable", (3.0,), ("guesses", 6)),
+        Pair("p4", "a", "solved", (10.0,), ("guesses", 100)),
+        Pair("p5", "a", "timeout", (), None),
+    ]
+    s = summarize_times(pairs)
+    assert s.timed == 4
+    assert s.median_s == 2.5
+    assert s.iqr_s == pytest.approx(quantile([1, 2, 3, 10], 0.75) - 1.75)
+    assert s.p90_s == pytest.approx(quantile([1, 2, 3, 10], 0.9))
+    assert (s.max_s, s.total_s) == (10.0, 16.0)
+    assert (s.effort_name, s.median_effort) == ("guesses", 5.0)
+    assert s.noise is None
+
+
+def test_a_pair_is_timed_by_the_median_of_its_repeats_and_its_spread_is_noise():
+    pair = Pair("p", "a", "solved", (1.0, 1.0, 2.0, 3.0, 1.0))
+    assert pair.time == 1.0
+    assert pair.spread == pytest.approx((2.0 - 1.0) / 1.0)
+    s = summarize_times([pair])
+    assert s.noise == pytest.approx(1.0)
+    messages = warnings_for("a", s, timeouts=0)
+    assert any("noisy" in m and "--repeat 5" in m for m in messages)
+    assert any("only 1 timed puzzles" in m for m in messages)
+
+
+def test_geometric_ratio_against_the_baseline():
+    base = [Pair(f"p{i}", "b", "solved", (t,)) for i, t in enumerate((2.0, 4.0, 8.0))]
+    half = [Pair(f"p{i}", "a", "solved", (t,)) for i, t in enumerate((1.0, 2.0, 4.0))]
+    ratio, low, high, n = geometric_ratio(half, base)
+    assert (n, ratio, low, high) == (3, pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+    mixed = [Pair("p0", "a", "solved", (4.0,)), Pair("p1", "a", "solved", (2.0,))]
+    ratio, low, high, n = geometric_ratio([*mixed, Pair("p2", "a", "timeout", ())], base)
+    assert n == 2 and ratio == pytest.approx(1.0) and low < 1 < high
+    assert geometric_ratio([Pair("x", "a", "solved", (1.0,))], base) is None
+
+
+def test_timeouts_are_counted_in_a_warning():
+    s = summarize_times([Pair(f"p{i}", "a", "solved", (0.1,)) for i in range(10)])
+    assert warnings_for("a", s, timeouts=0) == []
+    assert "raise --timeout" in warnings_for("a", s, timeouts=2)[0]
+
+
+# -- a stored run -----------------------------------------------------------------------------
+
+
+def task(task_id, puzzle_id, puzzle, backend, sample, status, solutions, wall, **extra):
+    exhaustive = extra.pop("exhaustive", status == "unsatisfiable" or len(solutions) == 1)
+    verdict = extra.pop(
+        "verdict", ("=" if exhaustive else ">=") + str(len(solutions)) if solutions else "?"
+    )
+    return TaskRow(
+        task_id=task_id,
+        puzzle_id=puzzle_id,
+        puzzle=puzzle,
+        backend=backend,
+        limit=2,
+        timeout=10.0,
+        sample=sample,
+        status=status,
+        count=len(solutions),
+        exhaustive=exhaustive,
+        solutions=tuple(solutions),
+        encode_s=0.0,
+        solve_s=wall,
+        wall_s=wall,
+        stats=extra.pop("stats", {"nodes": 10}),
+        message="",
+        verdict=verdict,
+        valid=extra.pop("valid", True),
+        problem=extra.pop("problem", None),
+    )
+
+
+def store_run(store: Store, times: dict[str, tuple[float, float]], *, wrong: bool = False) -> int:
+    """A run of backends `a` (baseline) and `b` on TELEGRAM (file: =1) and MULTIPLE, with one
+    warm-up and one measured sample each; `times[backend]` = (telegram, multiple) seconds."""
+    args = CompareArgs(files=("x.txt",), backends=("a", "b"), warmup=1, baseline="a")
+    run_id = store.new_run(args.to_json(), {"backends": {"a": "1.0", "b": "2.0"}})
+    store.add_puzzles(
+        run_id,
+        [
+            PuzzleRow("x.txt:1", 0, "course", TELEGRAM, None, 1, TELEGRAM_SOLUTION),
+            PuzzleRow("x.txt:2", 1, "multi", MULTIPLE, None, None, None),
+        ],
+    )
+    writer = store.writer(run_id)
+    n = 0
+    for puzzle_id, puzzle, solutions, k in (
+        ("x.txt:1", TELEGRAM, [TELEGRAM_SOLUTION], 0),
+        ("x.txt:2", MULTIPLE, list(MULTI), 1),
+    ):
+        for backend in ("a", "b"):
+            for sample in (-1, 0):
+                wall = 100.0 if sample < 0 else times[backend][k]  # warm-ups never count
+                if wrong and backend == "b" and puzzle_id == "x.txt:1":
+                    row = task(
+                        n,
+                        puzzle_id,
+                        puzzle,
+                        backend,
+                        sample,
+                        "unsatisfiable",
+                        [],
+                        wall,
+                        verdict="0",
+                    )
+                else:
+                    row = task(n, puzzle_id, puzzle, backend, sample, "solved", solutions, wall)
+                writer.add(row)
+                n += 1
+    writer.flush()
+    store.set_status(run_id, "complete")
+    return run_id
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "r.sqlite") as opened:
+        yield opened
+
+
+def test_report_summarizes_measured_samples_and_ratios(store):
+    run_id = store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)})
+    report = build_report(store, run_id)
+    assert report.ok and report.missing == 0
+    a, b = report.summary
+    assert (a.backend, a.solved, a.timeout, a.wrong, a.version) == ("a", 2, 0, 0, "1.0")
+    assert a.times.median_s == pytest.approx(0.02)  # warm-ups (100 s) excluded
+    assert a.times.max_s == pytest.approx(0.03)
+    assert b.ratio[0] == pytest.approx(2.0) and b.ratio[3] == 2
+    assert a.ratio is None
+    assert report.verdicts["x.txt:1"].consensus == "=1"
+    assert report.verdicts["x.txt:2"].consensus == ">=2"
+    assert set(report.collections) == {"course", "multi"}
+
+
+def test_a_contradicted_file_answer_is_listed_with_both_sides(store):
+    report = build_report(store, store_run(store, {"a": (1, 1), "b": (1, 1)}, wrong=True))
+    assert not report.ok and report.disagreement_count == 1
+    ((puzzle_id, problem),) = report.problems
+    assert puzzle_id == "x.txt:1" and problem.kind == "disagree"
+    assert dict(problem.sides) == {"0": ("b",), "=1": ("a", "expected")}
+    b = report.summary[1]
+    assert (b.unsatisfiable, b.wrong, b.disagree) == (1, 1, 1)
+    data = report.to_json()
+    assert data["ok"] is False
+    assert data["disagreements"][0]["sides"] == {"0": ["b"], "=1": ["a", "expected"]}
+
+
+def test_every_format_renders_the_same_numbers(store):
+    report = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}))
+    table = render(report, "table")
+    assert "20 ms" in table and "2.00x" in table and "agree on 2 puzzles" in table
+    markdown = render(report, "markdown")
+    assert "| backend | solved |" in markdown and "## course" in markdown
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    whole = {r["backend"]: r for r in rows if r["collection"] == "all"}
+    assert float(whole["b"]["ratio"]) == pytest.approx(2.0)
+    assert {r["collection"] for r in rows} == {"all", "course", "multi"}
+    data = json.loads(render(report, "json"))
+    assert data == json.loads(json.dumps(report.to_json()))
+    for key in ("run_id", "summary", "disagreements", "results", "status"):
+        assert key in data
+    result = data["results"][0]
+    for key in ("status", "count", "exhaustive", "solutions", "backend", "time_s"):
+        assert key in result
+    page = render(report, "html")
+    assert page.count("src='data:image/png;base64,") == 3
+    assert "http://" not in page and "https://" not in page
+
+
+def test_plots_are_written_as_png_or_svg(store, tmp_path):
+    report = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}))
+    save(cactus(report), tmp_path / "c.png")
+    assert (tmp_path / "c.png").read_bytes().startswith(b"\x89PNG")
+    save(scatter(report, "a", "b"), tmp_path / "s.svg")
+    assert b"<svg" in (tmp_path / "s.svg").read_bytes()[:500]
+    save(distributions(report), tmp_path / "d.png")
+    with pytest.raises(ValueError, match=r"\.png or \.svg"):
+        save(cactus(report), tmp_path / "c.jpg")
+    with pytest.raises(ValueError, match="no backend 'zzz'"):
+        scatter(report, "a", "zzz")
+
+
+def test_against_shows_the_change_per_backend(store):
+    old = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}))
+    new = build_report(store, store_run(store, {"a": (0.02, 0.06), "b": (0.02, 0.06)}))
+    rows = {r["backend"]: r for r in compare_runs(old, new)}
+    assert rows["a"]["ratio"] == pytest.approx(2.0)
+    assert rows["b"]["ratio"] == pytest.approx(1.0)
+    assert math.isclose(rows["a"]["median_new_s"], 2 * rows["a"]["median_old_s"])
+    text = render_against(old, new, "table")
+    assert "2.00x" in text and f"run {new.run.id} against run {old.run.id}" in text
