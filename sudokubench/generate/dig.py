@@ -6,7 +6,7 @@ mirror image or its image across the main diagonal). A removal is kept only if t
 has exactly one solution, proved by a registered counting backend (`DEFAULT_BACKEND`, "fast",
 unless told otherwise). Two proofs are available (`method`):
 
-- `"exclude"` (the default): the puzzle before the removal has one solution S, so any other
+- `"exclude"`: the puzzle before the removal has one solution S, so any other
   solution of the puzzle after it differs from S in a removed cell. For each removed cell and
   each of its candidates other than its digit in S, ask the backend for one solution of the
   puzzle with that digit placed there (`limit=1`); the removal is kept when every answer is
@@ -14,7 +14,9 @@ unless told otherwise). Two proofs are available (`method`):
   which is most cells early in the dig, and each solve is more constrained than the puzzle.
 - `"count"`: one `solve(puzzle, limit=2)` per removal, kept when the count is 1.
 
-`benchmarks/generate.py` measures both; "exclude" is the faster (see the README).
+`"auto"` (the default) takes "exclude" up to 9x9 and "count" above: `benchmarks/generate.py`
+measures both, and on 16x16 the late removals leave cells with many candidates, so "exclude"
+needs several solves where "count" needs one.
 
 Fewer givens never remove solutions, so a clue that could not be removed at some point cannot
 be removed later either: one pass over all cells without symmetry or a clue target gives a
@@ -37,6 +39,7 @@ from sudokubench.grid import Cell, Grid, Shape
 from sudokubench.solvers import DEFAULT_BACKEND, get_backend
 
 __all__ = [
+    "METHODS",
     "DigCounters",
     "GenerationError",
     "Symmetry",
@@ -46,7 +49,12 @@ __all__ = [
     "is_unique",
     "make_puzzle",
     "orbits",
+    "redundant_clues",
+    "still_unique",
 ]
+
+#: The uniqueness proofs `dig` knows.
+METHODS = ("auto", "exclude", "count")
 
 #: Grids `make_puzzle` tries before giving up on a clue target or symmetric minimality.
 MAX_TRIES = 200
@@ -166,7 +174,7 @@ def dig(
     symmetry: Symmetry = Symmetry.NONE,
     clues: int | None = None,
     backend: str | Backend = DEFAULT_BACKEND,
-    method: str = "exclude",
+    method: str = "auto",
     counters: DigCounters | None = None,
 ) -> Grid:
     """A unique puzzle whose solution is `solution`, emptied one orbit at a time at random.
@@ -174,8 +182,10 @@ def dig(
     Stops early once the puzzle has at most `clues` givens; otherwise every orbit is tried
     once (which makes the result minimal when `symmetry` is NONE).
     """
-    if method not in ("exclude", "count"):
-        raise ValueError(f"unknown method {method!r} (exclude or count)")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} ({', '.join(METHODS)})")
+    if method == "auto":
+        method = "exclude" if solution.n <= 9 else "count"
     if not solution.is_complete() or not solution.is_valid():
         raise ValueError("dig needs a complete valid grid")
     rng = make_rng(seed)
@@ -241,7 +251,7 @@ def make_puzzle(
     minimal: bool = False,
     clues: int | None = None,
     backend: str | Backend = DEFAULT_BACKEND,
-    method: str = "exclude",
+    method: str = "auto",
     counters: DigCounters | None = None,
 ) -> tuple[Grid, Grid]:
     """A random unique puzzle of `shape` and its solution; the same seed gives the same pair.

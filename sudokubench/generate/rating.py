@@ -108,6 +108,15 @@ class Rating:
     steps: tuple[Step, ...]
     solution: Grid
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.techniques, MappingProxyType):
+            object.__setattr__(self, "techniques", MappingProxyType(dict(self.techniques)))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle the counts as a dict (worker processes send ratings back)."""
+        fields = (self.level, self.score, dict(self.techniques), self.steps, self.solution)
+        return (Rating, fields)
+
     def to_json(self) -> dict[str, object]:
         """`{"level": "hard", "score": 412, "techniques": {"naked_single": 40, ...}}`."""
         return {"level": str(self.level), "score": self.score, "techniques": dict(self.techniques)}
@@ -140,7 +149,7 @@ def rate_with(puzzle: Grid, solution: Grid) -> Rating:
     used = {t.key: counts[t.key] for t in TECHNIQUES if t.key in counts}
     level = max((_BY_KEY[key].level for key in used), default=Level.SIMPLE)
     score = sum(_BY_KEY[key].weight * times for key, times in used.items())
-    return Rating(level, score, MappingProxyType(used), tuple(steps), solution)
+    return Rating(level, score, used, tuple(steps), solution)
 
 
 def rate(puzzle: Grid, backend: str | Backend = DEFAULT_BACKEND) -> Rating:
