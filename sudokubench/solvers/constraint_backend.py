@@ -1,0 +1,86 @@
+"""`constraint:<solver>`: python-constraint (package python-constraint2) on `encodings.csp`.
+
+Variants, one per solver class of the library: `backtracking` (BacktrackingSolver),
+`optimized` (OptimizedBacktrackingSolver, the library's default) and `recursive`
+(RecursiveBacktrackingSolver), all with forward checking.
+
+Default: `backtracking`. Measured in one run of `benchmarks/models.py` on this project's machine
+(see the README), BacktrackingSolver and RecursiveBacktrackingSolver are several times faster
+than the library's default OptimizedBacktrackingSolver on Norvig's 11 "hardest" and on top95:
+the "optimized" solver spends its time ordering variables by a static degree heuristic that
+does not help AllDifferent models. Backtracking is chosen over recursive because its
+iterator does not recurse in Python once per cell (no deep generator chains when counting).
+
+Solving: `getSolution` for one solution, `getSolutionIter` to count (limit > 1).
+
+Timeout: python-constraint has no time limit, and a single `getSolution` cannot be
+interrupted from Python. With a timeout the search runs in a forked child process that streams
+solutions back and is killed at the deadline (`solvers.child`; about 7-10 ms of fork, small
+next to this backend's solve times). Without a timeout it runs in-process.
+
+Stats: `variables`, `constraints` (the model's size); the library counts nothing else.
+
+Limits: 9x9 only in practice: hard 9x9 puzzles take tens of milliseconds to seconds, and
+16x16 puzzles can take minutes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import ClassVar
+
+from sudokubench.backend import BaseBackend, Deadline, SolveResult, collect
+from sudokubench.grid import Grid
+from sudokubench.solvers.child import collect_in_child
+
+__all__ = ["SOLVERS", "Constraint"]
+
+#: Variant name -> python-constraint solver class name.
+SOLVERS = {
+    "backtracking": "BacktrackingSolver",
+    "optimized": "OptimizedBacktrackingSolver",
+    "recursive": "RecursiveBacktrackingSolver",
+}
+
+
+class Constraint(BaseBackend):
+    """python-constraint's backtracking solvers on the one-variable-per-cell model."""
+
+    requires: ClassVar[str | None] = "python-constraint2"
+    install_hint: ClassVar[str] = "pip install python-constraint2"
+    practical_n: ClassVar[int] = 9
+    handles_hard: ClassVar[bool] = True
+
+    def __init__(self, solver: str = "backtracking") -> None:
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown python-constraint solver {solver!r}")
+        self.solver = solver
+        self.name = f"constraint:{solver}"
+
+    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
+        import constraint
+
+        from sudokubench.encodings.csp import build, decode
+
+        start = time.perf_counter()
+        problem = build(puzzle, getattr(constraint, SOLVERS[self.solver])())
+        encode_s = time.perf_counter() - start
+        size = {"variables": puzzle.shape.cells, "constraints": len(puzzle.shape.units)}
+
+        def search(stats: dict[str, int | float]) -> Iterator[Grid]:
+            stats.update(size)
+            if limit == 1:
+                solution = problem.getSolution()
+                if solution is not None:
+                    yield decode(puzzle, solution)
+                return
+            for solution in problem.getSolutionIter():
+                yield decode(puzzle, solution)
+
+        if deadline.remaining() is not None:
+            return collect_in_child(
+                self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s
+            )
+        stats: dict[str, int | float] = {}
+        return collect(self.name, search(stats), limit, encode_s=encode_s, stats=stats)
