@@ -325,7 +325,13 @@ class Grid:
 
     def is_valid(self) -> bool:
         """Whether no digit repeats in a unit (empty cells allowed)."""
-        return not self.conflicts()
+        # Every solve calls this: a set per unit is a few times faster than `conflicts()`.
+        cells = self.cells
+        for unit in self.shape.units:
+            digits = [cells[k] for k in unit if cells[k]]
+            if len(set(digits)) != len(digits):
+                return False
+        return True
 
 
 def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
