@@ -1,1 +1,58 @@
-"""Commands: filled in by their feature (see cli/__init__.py)."""
+"""`sudokubench cnf`: one puzzle as DIMACS CNF on stdout, for any SAT solver.
+
+The `c` header names the puzzle and the encoding and says how variables map to cell-digits;
+the optimized encoding renumbers its variables, and its `c vars` lines list each one's
+cell-digit number (see `encodings.cnf`). Givens that leave no way to fill the grid (a
+conflict, or an empty cell with no candidate under the optimized encoding) give the one-clause
+formula `p cnf 0 1` / `0`, with the reason in a comment.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Annotated
+
+import typer
+
+from sudokubench.cli.app import BoxOpt, PuzzleArg, UsageFailure, app, read_input
+from sudokubench.encodings.cnf import Cnf, Encoding, Unsatisfiable, encode, to_dimacs
+
+__all__ = ["cnf"]
+
+
+@app.command()
+def cnf(
+    puzzle: PuzzleArg,
+    encoding: Annotated[
+        Encoding,
+        typer.Option("--encoding", "-e", help="CNF encoding (see the README)."),
+    ] = Encoding.OPTIMIZED,
+    box: BoxOpt = None,
+) -> None:
+    """Print the CNF of one puzzle in DIMACS format."""
+    records = list(itertools.islice(read_input(puzzle, box), 2))
+    if not records:
+        raise UsageFailure(f"{puzzle}: no puzzle in it")
+    if len(records) > 1:
+        raise UsageFailure(f"{puzzle}: holds several puzzles; cnf writes one formula")
+    record = records[0]
+    grid = record.puzzle
+    if not grid.is_valid():
+        reason = grid.conflicts()[0].describe(grid.shape)
+        formula = _unsatisfiable(grid, encoding, f"conflicting givens: {reason}")
+    else:
+        try:
+            formula = encode(grid, encoding)
+        except Unsatisfiable as exc:
+            formula = _unsatisfiable(grid, encoding, str(exc))
+    header = (f"source {record.id}", *formula.comments)
+    typer.echo(to_dimacs(Cnf(formula.num_vars, formula.clauses, formula.names, header)), nl=False)
+
+
+def _unsatisfiable(grid: object, encoding: Encoding, reason: str) -> Cnf:
+    comments = (
+        f"sudokubench cnf, encoding {encoding.value}",
+        f"puzzle {grid}",
+        f"unsatisfiable: {reason}",
+    )
+    return Cnf(0, [()], (), comments)

@@ -204,10 +204,15 @@ def _no_place(shape: Shape, index: int) -> str:
 
 def _header(puzzle: Grid, encoding: Encoding) -> tuple[str, ...]:
     n = puzzle.shape.n
+    meaning = f"(r*{n} + c)*{n} + d: row r, column c (0-based) holds digit d"
+    if encoding is Encoding.OPTIMIZED:
+        meaning = f"variables renumbered; 'c vars i:' lists the numbers {meaning} of i, i+1, ..."
+    else:
+        meaning = f"variable {meaning}"
     return (
         f"sudokubench cnf, encoding {encoding.value}, {n}x{n} grid, box {puzzle.shape}",
         f"puzzle {puzzle}",
-        f"variable (r*{n} + c)*{n} + d: row r, column c (0-based) holds digit d",
+        meaning,
     )
 
 
@@ -235,7 +240,7 @@ def to_dimacs(cnf: Cnf) -> str:
         chunk = cnf.names[start : start + NAMES_PER_LINE]
         lines.append(f"c vars {start + 1}: " + " ".join(map(str, chunk)))
     lines.append(f"p cnf {cnf.num_vars} {len(cnf.clauses)}")
-    lines.extend(" ".join(map(str, clause)) + " 0" for clause in cnf.clauses)
+    lines.extend(" ".join([*map(str, clause), "0"]) for clause in cnf.clauses)
     return "\n".join(lines) + "\n"
 
 
