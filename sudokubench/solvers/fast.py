@@ -62,6 +62,7 @@ class Tables:
     units: tuple[tuple[int, ...], ...]
     unit_cells: tuple[Any, ...]  # itemgetter of each unit's cells
     cell_units: tuple[tuple[int, int, int], ...]  # unit numbers (row, column, box) of each cell
+    digit_of: dict[int, int]  # the digit of a placed cell's value
     check_every: int
 
 
@@ -69,7 +70,7 @@ class Tables:
 def tables(shape: Shape) -> Tables:
     """The precomputed peers, units and masks of `shape`."""
     n = shape.n
-    width = (n - 1).bit_length() + 1  # 2**(width-1) >= n: a field's count never carries out
+    width = max(2, (n - 1).bit_length() + 1)  # 2**(width-1) >= n: a count never carries out
     bits = (0, *(1 << (width * (d - 1)) for d in range(1, n + 1)))
     full = sum(bits)
     return Tables(
@@ -84,17 +85,20 @@ def tables(shape: Shape) -> Tables:
         units=shape.units,
         unit_cells=tuple(itemgetter(*unit) for unit in shape.units),
         cell_units=tuple((r, n + c, 2 * n + b) for r, c, b in shape.cell_units),
+        digit_of={bits[d] << 1: d for d in range(1, n + 1)},
         check_every=max(1, CHECK_CELLS // shape.cells),
     )
 
 
-def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> int:
+def _settle(cand: list[int], queue: list[int], t: Tables) -> int:
     """Propagate naked and hidden singles to a fixpoint; the number of hidden singles, or -1.
 
-    `queue` holds cells decided but not yet removed from their peers; `placed[u]` the digits
-    already placed in unit u. -1 means a contradiction.
+    `queue` holds cells decided but not yet removed from their peers. A placed cell holds its
+    digit's bit shifted up by one (`v << 1`): still one bit, but its field counts 2, so a unit
+    sum tells placed digits (2) from hidden singles (1) without a separate mask. -1 means a
+    contradiction.
     """
-    peers, units, unit_cells, cell_units = t.peers, t.units, t.unit_cells, t.cell_units
+    peers, units, unit_cells = t.peers, t.units, t.unit_cells
     ones, plus_one, plus_two, shift = t.ones, t.plus_one, t.plus_two, t.width - 1
     count = len(units)
     hidden_found = quiet = u = 0
@@ -102,10 +106,7 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
         while queue:
             k = queue.pop()
             v = cand[k]
-            r, c, b = cell_units[k]
-            placed[r] |= v
-            placed[c] |= v
-            placed[b] |= v
+            cand[k] = v << 1
             for p in peers[k]:
                 m = cand[p]
                 if m & v:
@@ -117,11 +118,11 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
                         queue.append(p)
         if quiet == count:
             return hidden_found
-        total = sum(unit_cells[u](cand))  # per digit field: how many cells can take it
+        total = sum(unit_cells[u](cand))  # per digit field: cells that can take it, 2 if placed
         somewhere = (total + plus_one) & ones
         if somewhere != ones:
             return -1
-        hidden = ((somewhere & ~(total + plus_two)) >> shift) & ~placed[u]
+        hidden = (somewhere & ~(total + plus_two)) >> shift
         if hidden:
             quiet = 0
             unit = units[u]
@@ -130,10 +131,9 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
                 hidden ^= bit
                 for k in unit:
                     if cand[k] & bit:
-                        if cand[k] != bit:
-                            cand[k] = bit
-                            queue.append(k)
-                            hidden_found += 1
+                        cand[k] = bit
+                        queue.append(k)
+                        hidden_found += 1
                         break
         else:
             quiet += 1
@@ -142,8 +142,8 @@ def _settle(cand: list[int], placed: list[int], queue: list[int], t: Tables) -> 
             u = 0
 
 
-def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int], list[int]] | None:
-    """Candidates, placed digits and the queue of new singles after the givens, or None."""
+def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int]] | None:
+    """Candidates and the queue of new singles after placing the givens; None on a conflict."""
     bits, cell_units = t.bits, t.cell_units
     placed = [0] * (3 * t.n)
     for k, d in enumerate(puzzle.cells):
@@ -160,7 +160,7 @@ def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int], list[int]] | 
     queue = []
     for k, d in enumerate(puzzle.cells):
         if d:
-            cand[k] = bits[d]
+            cand[k] = bits[d] << 1
         else:
             r, c, b = cell_units[k]
             m = full & ~(placed[r] | placed[c] | placed[b])
@@ -169,7 +169,7 @@ def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int], list[int]] | 
             cand[k] = m
             if not m & (m - 1):
                 queue.append(k)
-    return cand, placed, queue
+    return cand, queue
 
 
 class Fast(SearchBackend):
@@ -187,14 +187,14 @@ class Fast(SearchBackend):
         t = tables(shape)
         check_every = t.check_every
         nodes = guesses = contradictions = hidden = depth = depth_max = 0
-        # Each branch: (candidates, placed, cell, digits still to try there, depth below it).
-        stack: list[tuple[list[int], list[int], int, int, int]] = []
+        # Each branch: (candidates, cell, digits still to try there, depth below it).
+        stack: list[tuple[list[int], int, int, int]] = []
         try:
             state = _start(puzzle, t)
             if state is None:
                 return
-            cand, placed, queue = state
-            found = _settle(cand, placed, queue, t)
+            cand, queue = state
+            found = _settle(cand, queue, t)
             if found < 0:
                 return
             hidden = found
@@ -202,20 +202,20 @@ class Fast(SearchBackend):
                 counts = bytes(map(int.bit_count, cand)).translate(_HIDE_DECIDED)
                 fewest = min(counts)
                 if fewest == 255:
-                    yield _grid(shape, cand, t.width)
+                    yield Grid(shape, tuple(map(t.digit_of.__getitem__, cand)))
                 else:
                     k = counts.index(fewest)
                     guesses += 1
                     depth_max = max(depth_max, depth + 1)
-                    stack.append((cand, placed, k, cand[k], depth + 1))
+                    stack.append((cand, k, cand[k], depth + 1))
                 # Try the next digit of the innermost open branch.
                 while stack:
-                    cand, placed, k, todo, depth = stack[-1]
+                    cand, k, todo, depth = stack[-1]
                     bit = todo & -todo
                     todo ^= bit
                     if todo:
-                        stack[-1] = (cand, placed, k, todo, depth)
-                        cand, placed = cand[:], placed[:]
+                        stack[-1] = (cand, k, todo, depth)
+                        cand = cand[:]
                     else:
                         stack.pop()
                     nodes += 1
@@ -223,7 +223,7 @@ class Fast(SearchBackend):
                         deadline.check()
                     cand[k] = bit
                     queue = [k]
-                    found = _settle(cand, placed, queue, t)
+                    found = _settle(cand, queue, t)
                     if found >= 0:
                         hidden += found
                         break
@@ -240,8 +240,3 @@ class Fast(SearchBackend):
                 hidden_singles=hidden,
                 max_depth=depth_max,
             )
-
-
-def _grid(shape: Shape, cand: list[int], width: int) -> Grid:
-    """The grid of a fully decided candidate list."""
-    return Grid(shape, tuple((m.bit_length() - 1) // width + 1 for m in cand))
