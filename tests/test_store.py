@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
@@ -121,10 +122,9 @@ def test_tasks_round_trip_exactly(store):
         row(1, status="timeout", count=0, exhaustive=False, solutions=(), verdict="?"),
         row(2, valid=False, problem="solution 1 is wrong: r1c1 is 1 but the puzzle gives 8"),
     ]
-    writer = store.writer(run_id)
-    for r in rows:
-        writer.add(r)
-    writer.flush()
+    with store.writer(run_id) as writer:
+        for r in rows:
+            writer.add(r)
     assert list(store.tasks(run_id)) == rows
     assert store.done_task_ids(run_id) == {0, 1, 2}
     counts = store.status_counts()[run_id]
@@ -133,10 +133,9 @@ def test_tasks_round_trip_exactly(store):
 
 def test_a_task_stored_twice_stays_one_row(store):
     run_id = store.new_run({}, {})
-    writer = store.writer(run_id)
-    writer.add(row(5, wall_s=1.0))
-    writer.add(row(5, wall_s=2.0))
-    writer.flush()
+    with store.writer(run_id) as writer:
+        writer.add(row(5, wall_s=1.0))
+        writer.add(row(5, wall_s=2.0))
     assert [t.wall_s for t in store.tasks(run_id)] == [2.0]
 
 
@@ -144,21 +143,36 @@ def test_the_writer_commits_in_batches(tmp_path):
     path = tmp_path / "r.sqlite"
     with Store(path) as store, Store(path) as reader:
         run_id = store.new_run({}, {})
-        writer = store.writer(run_id, every=3, seconds=3600)
-        writer.add(row(0))
-        writer.add(row(1))
-        assert reader.done_task_ids(run_id) == set()
-        writer.add(row(2))
-        assert reader.done_task_ids(run_id) == {0, 1, 2}
+        with store.writer(run_id, every=3, seconds=3600) as writer:
+            writer.add(row(0))
+            writer.add(row(1))
+            assert reader.done_task_ids(run_id) == set()
+            writer.add(row(2))
+            assert reader.done_task_ids(run_id) == {0, 1, 2}
+            writer.add(row(3))
+        assert reader.done_task_ids(run_id) == {0, 1, 2, 3}  # close() commits the rest
 
 
 def test_the_writer_commits_old_rows_after_its_interval(tmp_path):
     path = tmp_path / "r.sqlite"
     with Store(path) as store, Store(path) as reader:
         run_id = store.new_run({}, {})
-        writer = store.writer(run_id, every=1000, seconds=0.0)
-        writer.add(row(0))
-        assert reader.done_task_ids(run_id) == {0}
+        with store.writer(run_id, every=1000, seconds=0.0) as writer:
+            writer.add(row(0))
+            assert reader.done_task_ids(run_id) == {0}
+
+
+def test_rows_left_waiting_are_committed_in_the_background(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path) as store, Store(path) as reader:
+        run_id = store.new_run({}, {})
+        with store.writer(run_id, every=1000, seconds=0.2) as writer:
+            writer.add(row(0))  # the first add finds the interval not yet over
+            assert reader.done_task_ids(run_id) == set()
+            deadline = time.monotonic() + 5
+            while not reader.done_task_ids(run_id) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert reader.done_task_ids(run_id) == {0}
 
 
 def test_a_reader_is_not_blocked_by_an_open_write(tmp_path):

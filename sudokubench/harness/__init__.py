@@ -452,9 +452,9 @@ def _execute(
                 progress(tracker.progress)
     except KeyboardInterrupt:
         executor.close()
-        writer.flush()
+        writer.close()
         store.set_status(run_id, "interrupted")
         raise Interrupted(run_id, store.path) from None
     finally:
         executor.close()
-        writer.flush()
+        writer.close()

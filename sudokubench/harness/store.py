@@ -14,14 +14,15 @@ Tables:
   `verdict`). `(run_id, task_id)` is the primary key, so a resumed run cannot duplicate one.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
-commits in small batches (every 50 outcomes or 0.5 s): a `kill -9` loses at most the tasks in
-flight and the last half second.
+commits in small batches (every 50 outcomes or 0.5 s, from a background thread when no outcome
+comes): a `kill -9` loses at most the tasks in flight and the last half second of results.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -163,7 +164,7 @@ class Store:
         if not create and not self.path.exists():
             raise StoreError(f"no results database at {self.path} (run compare first)")
         try:
-            self.db = sqlite3.connect(self.path, timeout=30.0)
+            self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             tables = {
                 row[0]
                 for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
@@ -328,7 +329,12 @@ class Store:
 
 
 class TaskWriter:
-    """Buffers task rows and commits them every `every` rows or `seconds` seconds."""
+    """Buffers task rows and commits them every `every` rows or `seconds` seconds.
+
+    A background thread also commits rows left waiting (when the next outcome is slow to come,
+    e.g. behind a long timeout), so a crash loses at most `seconds` of finished tasks. Use it
+    as a context manager, or call `close()`, which commits the rest.
+    """
 
     def __init__(self, store: Store, run_id: int, *, every: int, seconds: float) -> None:
         self.store = store
@@ -337,44 +343,67 @@ class TaskWriter:
         self.seconds = seconds
         self.pending: list[tuple[Any, ...]] = []
         self.last = time.monotonic()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
+        self.thread.start()
+
+    def __enter__(self) -> TaskWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _flush_now_and_then(self) -> None:
+        while not self.stopping.wait(max(self.seconds, 0.05)):
+            if self.pending and time.monotonic() - self.last >= self.seconds:
+                self.flush()
 
     def add(self, row: TaskRow) -> None:
         """Queue one row; commits when the batch is full or old enough."""
-        self.pending.append(
-            (
-                self.run_id,
-                row.task_id,
-                row.puzzle_id,
-                row.puzzle,
-                row.backend,
-                row.limit,
-                row.timeout,
-                row.sample,
-                row.status,
-                row.count,
-                int(row.exhaustive),
-                json.dumps(list(row.solutions)),
-                row.encode_s,
-                row.solve_s,
-                row.wall_s,
-                json.dumps(row.stats),
-                row.message,
-                row.verdict,
-                int(row.valid),
-                row.problem,
-            )
+        values = (
+            self.run_id,
+            row.task_id,
+            row.puzzle_id,
+            row.puzzle,
+            row.backend,
+            row.limit,
+            row.timeout,
+            row.sample,
+            row.status,
+            row.count,
+            int(row.exhaustive),
+            json.dumps(list(row.solutions)),
+            row.encode_s,
+            row.solve_s,
+            row.wall_s,
+            json.dumps(row.stats),
+            row.message,
+            row.verdict,
+            int(row.valid),
+            row.problem,
         )
+        with self.lock:
+            self.pending.append(values)
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
             self.flush()
 
     def flush(self) -> None:
         """Commit every queued row."""
-        if self.pending:
-            with self.store.db:
-                self.store.db.executemany(
-                    "INSERT OR REPLACE INTO tasks VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    self.pending,
-                )
-            self.pending.clear()
-        self.last = time.monotonic()
+        with self.lock:
+            if self.pending:
+                with self.store.db:
+                    self.store.db.executemany(
+                        "INSERT OR REPLACE INTO tasks VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        self.pending,
+                    )
+                self.pending.clear()
+            self.last = time.monotonic()
+
+    def close(self) -> None:
+        """Stop the background thread and commit what is left."""
+        self.stopping.set()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join()
+        self.flush()
