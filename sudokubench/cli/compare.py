@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from sudokubench.cli.app import UsageFailure, app, emit_json, fail
+from sudokubench.cli.app import UsageFailure, app, emit_json
 from sudokubench.harness import (
     SHOWCASE_TIMEOUT,
     CompareArgs,
@@ -177,7 +177,7 @@ def compare(
             files=tuple(str(f.resolve()) for f in files or ()),
             backends=tuple(b.strip() for b in backends.split(",") if b.strip()),
             limit=limit,
-            timeout=timeout if timeout is not None else (10.0 if files else SHOWCASE_TIMEOUT),
+            timeout=timeout,
             jobs=jobs,
             repeat=repeat,
             warmup=warmup,
@@ -312,7 +312,7 @@ def runs(
     finally:
         store.close()
     if not rows:
-        raise fail(f"{db} holds no runs yet (run compare first)", 1)
+        print(f"{db} holds no runs yet (run compare first)", file=sys.stderr)
     for r in rows:
         per = counts.get(r.id, {})
         entry = {

@@ -82,13 +82,14 @@ _SECTION = re.compile(r"#\s*collection:\s*(\S+)", re.IGNORECASE)
 class CompareArgs:
     """Everything that defines a run; stored as JSON so `--resume` can plan it again.
 
-    `files` empty means the built-in showcase. `baseline` None means the first backend.
+    `files` empty means the built-in showcase. `timeout` None means 10 s, or the showcase's
+    short `SHOWCASE_TIMEOUT`. `baseline` None means the first backend.
     """
 
     files: tuple[str, ...] = ()
     backends: tuple[str, ...] = ("all",)
     limit: int = 2
-    timeout: float = 10.0
+    timeout: float | None = None
     jobs: int = 1
     repeat: int = 1
     warmup: int = 0
@@ -96,9 +97,11 @@ class CompareArgs:
     baseline: str | None = None
 
     def __post_init__(self) -> None:
+        if self.timeout is None:
+            object.__setattr__(self, "timeout", 10.0 if self.files else SHOWCASE_TIMEOUT)
         if self.limit < 1:
             raise ValueError(f"--limit must be at least 1, got {self.limit}")
-        if self.timeout <= 0:
+        if self.timeout <= 0:  # type: ignore[operator]
             raise ValueError(f"--timeout must be positive, got {self.timeout}")
         if self.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {self.jobs}")
