@@ -187,7 +187,7 @@ def resolve_backend(name: str) -> Backend:
 
 
 def resolve_backends(spec: str) -> list[Backend]:
-    """`all` (every available registered backend) or a comma-separated list of names."""
+    """`all` (every available registered backend) or one name or a comma-separated list."""
     if spec.strip() == "all":
         found = [get_backend(name) for name in backend_names()]
         return [b for b in found if b.available()]

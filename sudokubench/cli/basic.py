@@ -99,7 +99,8 @@ def solve(
 ) -> None:
     """Solve puzzles; with --all or --limit N print each solution as `Solution #k`.
 
-    Exit code 1 when a puzzle has no solution (the reason goes to stderr).
+    Every solution is checked with the independent checker. Exit code 1 when a puzzle has no
+    solution or the backend returned a wrong one (the reason goes to stderr).
     """
     if all_solutions and limit is not None:
         raise UsageFailure("--all and --limit exclude each other")
@@ -124,6 +125,14 @@ def solve(
                 f"sudokubench: {record.id}: {_no_solution_reason(record.puzzle, result)}",
                 file=sys.stderr,
             )
+        for k, solution in enumerate(result.solutions, 1):
+            why = solution_problem(solution, record.puzzle)
+            if why is not None:
+                failed = True
+                print(
+                    f"sudokubench: {record.id}: WRONG: solution #{k} of {result.backend}: {why}",
+                    file=sys.stderr,
+                )
     if failed:
         raise typer.Exit(1)
 
@@ -150,7 +159,9 @@ def count(
     puzzle: PuzzleArg,
     backend: Annotated[
         str,
-        typer.Option("--backend", "-b", help="Backend name, or `all` to compare every one."),
+        typer.Option(
+            "--backend", "-b", help="Backend name; `a,b` or `all` count with each and cross-check."
+        ),
     ] = DEFAULT_BACKEND,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="Stop counting at N solutions.")
@@ -161,12 +172,14 @@ def count(
 ) -> None:
     """Count solutions up to --limit; exact when the search finished (`exhaustive`).
 
-    With `--backend all` every available backend counts and the counts are cross-checked:
-    exit code 1 when they disagree.
+    Answers are checked (every solution with the independent checker, against the file's
+    expected count and solution when it has them); with `--backend a,b` or `all` every
+    backend counts and the counts are cross-checked. Exit code 1 on a wrong answer or a
+    disagreement.
     """
     from sudokubench.harness.verify import agree, check_answer, expected_voice
 
-    solvers = resolve_backends(backend) if backend == "all" else [resolve_backend(backend)]
+    solvers = resolve_backends(backend)
     disagreed = False
     for record in read_input(puzzle, box):
         rows = []
