@@ -45,7 +45,7 @@ Links = tuple[tuple[int, ...], ...]
 
 @cache
 def links_template(shape: Shape) -> Links:
-    """The dancing-links arrays (L, R, U, D, C, S, O) of the full matrix of `shape`."""
+    """The dancing-links arrays (L, R, U, D, C, S, OPT) of the full matrix of `shape`."""
     cover = matrix(shape)
     columns = cover.constraint_count
     left = [c - 1 for c in range(columns + 1)]
