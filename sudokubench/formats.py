@@ -42,6 +42,7 @@ import itertools
 import json
 import re
 import sys
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -338,12 +339,9 @@ def _open_text(source: str | Path) -> tuple[str, IO[str]]:
     if str(source) == "-":
         return "stdin", sys.stdin
     path = Path(source)
-    raw = open(path, "rb")  # noqa: SIM115  (closed by the caller through the wrapper)
-    try:
-        binary: IO[bytes] = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == _GZIP_MAGIC else raw
-    except BaseException:
-        raw.close()
-        raise
+    with open(path, "rb") as probe:
+        compressed = probe.read(2) == _GZIP_MAGIC
+    binary = gzip.open(path) if compressed else open(path, "rb")  # noqa: SIM115
     return path.name, io.TextIOWrapper(binary, encoding="utf-8-sig")
 
 
@@ -358,9 +356,7 @@ def _lines(name: str, handle: IO[str]) -> Iterator[tuple[int, str]]:
             yield line_no, line.strip()
     except UnicodeDecodeError:
         raise GridFormatError(f"{name}:{line_no + 1}: not a text file (invalid UTF-8)") from None
-    except (EOFError, gzip.BadGzipFile, OSError) as exc:
-        if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and exc.errno:
-            raise
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise GridFormatError(f"{name}: damaged gzip data ({exc})") from None
 
 
