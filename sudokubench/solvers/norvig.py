@@ -24,8 +24,9 @@ search branched on), `backtracks` (digits taken back after the search below them
 
 Limits: his propagation recurses (eliminate -> assign -> eliminate ...); a chain can go as
 deep as the number of squares times a few frames, so the recursion limit is raised to fit the
-grid while a search runs. 9x9 puzzles take milliseconds, hard ones tens of them; 16x16 ones
-about a tenth of a second.
+grid while a search runs (and restored after). Easy 9x9 puzzles take about 2 ms, top95 about
+10 ms (70 ms for the worst), 16x16 puzzles about 15 ms: the dict copies and string operations
+are the price of his clarity, kept on purpose.
 """
 
 from __future__ import annotations

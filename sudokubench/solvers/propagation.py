@@ -26,9 +26,11 @@ that ended in a contradiction), `rounds` (elimination/unique-position rounds), `
 (digits placed because elimination left one candidate), `unique` (digits placed by unique
 position).
 
-Limits: the hypothesis goes on the first empty cell, not the most constrained one, so some hard
-9x9 puzzles need thousands of nodes (still well under a second); grids larger than 16x16 with
-few givens can take long. The recursion is one level per hypothesis.
+Limits: the hypothesis goes on the first empty cell, not the most constrained one, so hard 9x9
+puzzles can need hundreds of nodes (895 and 0.17 s for the worst of top95 and hardest, proving
+uniqueness); typical 16x16 puzzles take a few milliseconds; grids larger than 16x16 with few
+givens can take very long (an empty 25x25 grid is out of reach). The recursion is one level
+per hypothesis.
 """
 
 from __future__ import annotations
