@@ -1,0 +1,281 @@
+"""`compare` end to end: real worker processes, misbehaving backends, kill -9 and --resume.
+
+The misbehaving backends are `tests/fake_backends.py`; CLI subprocesses get tests/ on their
+PYTHONPATH so their workers can import them. Inputs are a few puzzles and timeouts are short.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import MULTIPLE, TELEGRAM
+
+from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.store import Store
+
+TESTS = Path(__file__).resolve().parent
+EASY = [  # from easy50, each with exactly one solution
+    "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..",
+    "48...69.2..2..8..19..37..6.84..1.2....37.41....1.6..49.2..85..77..9..6..6.92...18",
+]
+SHIDOKU_UNSAT = ".2.....42......3"
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run `sudokubench ARGS` in a fresh process with tests/ importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "sudokubench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def popen(*args: str) -> subprocess.Popen[str]:
+    """Start `sudokubench ARGS` in its own process group (so kill reaches its workers)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    return subprocess.Popen(
+        [sys.executable, "-m", "sudokubench", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+
+
+def stored(db: Path) -> int:
+    """Task rows committed so far (0 before the file exists)."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+
+def wait_for_rows(db: Path, n: int, proc: subprocess.Popen[str], limit: float = 60) -> None:
+    start = time.monotonic()
+    while stored(db) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - start < limit, "no progress"
+        time.sleep(0.05)
+
+
+def answers(db: Path, run_id: int) -> list[tuple]:
+    """Every stored answer of a run, without timings."""
+    with Store(db, create=False) as store:
+        return [
+            (t.task_id, t.puzzle_id, t.backend, t.sample, t.status, t.count, t.solutions, t.verdict)
+            for t in store.tasks(run_id)
+        ]
+
+
+# -- the Python API, real workers ---------------------------------------------------------------
+
+
+def test_honest_backends_agree_and_every_answer_is_stored(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [f"{TELEGRAM}:1", f"{MULTIPLE}:28", SHIDOKU_UNSAT, *EASY])
+    args = CompareArgs(files=(str(puzzles),), backends=("fast", "backtracking"), timeout=10)
+    report = compare(args, db=tmp_path / "r.sqlite")
+    assert report.ok and report.run.status == "complete"
+    assert len(report.tasks) == 5 * 2
+    consensus = {pid: v.consensus for pid, v in report.verdicts.items()}
+    assert consensus == {
+        "p.txt:1": "=1",
+        "p.txt:2": "=28",  # limit 2 says >=2, the file's exact count fills it in
+        "p.txt:3": "0",
+        "p.txt:4": "=1",
+        "p.txt:5": "=1",
+    }
+    fast = report.summary[0]
+    assert (fast.solved, fast.unsatisfiable, fast.timeout, fast.error) == (4, 1, 0, 0)
+    assert all(t.wall_s > 0 for t in report.tasks)
+
+
+def test_warmups_and_repeats_are_stored_apart(tmp_path):
+    puzzles = write(tmp_path / "p.txt", EASY)
+    args = CompareArgs(files=(str(puzzles),), backends=("fast",), warmup=1, repeat=3)
+    report = compare(args, db=tmp_path / "r.sqlite")
+    samples = sorted(t.sample for t in report.tasks if t.puzzle_id == "p.txt:1")
+    assert samples == [-1, 0, 1, 2]
+    assert [len(p.times) for p in report.pairs["fast"]] == [3, 3]
+
+
+def test_a_backend_that_sleeps_forever_times_out_and_the_run_goes_on(tmp_path):
+    puzzles = write(tmp_path / "p.txt", EASY)
+    args = CompareArgs(
+        files=(str(puzzles),), backends=("fake_backends:SleepForever", "fast"), timeout=0.5
+    )
+    start = time.perf_counter()
+    report = compare(args, db=tmp_path / "r.sqlite")
+    elapsed = time.perf_counter() - start
+    sleepy = [t for t in report.tasks if t.backend == "fake_backends:SleepForever"]
+    assert [t.status for t in sleepy] == ["timeout", "timeout"]
+    assert all(0.5 <= t.wall_s < 3.0 for t in sleepy), [t.wall_s for t in sleepy]
+    assert elapsed < 20
+    assert report.ok  # a timeout is a result, not a disagreement
+    assert [t.status for t in report.tasks if t.backend == "fast"] == ["solved", "solved"]
+
+
+def test_a_backend_that_kills_its_process_is_an_error_and_the_run_goes_on(tmp_path):
+    puzzles = write(tmp_path / "p.txt", EASY)
+    args = CompareArgs(files=(str(puzzles),), backends=("fake_backends:KillSelf", "fast"))
+    report = compare(args, db=tmp_path / "r.sqlite")
+    killed = [t for t in report.tasks if t.backend == "fake_backends:KillSelf"]
+    assert [t.status for t in killed] == ["error", "error"]
+    assert all(t.message for t in killed)
+    assert [t.status for t in report.tasks if t.backend == "fast"] == ["solved", "solved"]
+    assert report.summary[0].error == 2
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_a_wrong_solution_is_flagged_and_exits_1(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    db = tmp_path / "r.sqlite"
+    done = cli("compare", str(puzzles), "-b", "fast,fake_backends:WrongSolution", "--db", str(db))
+    assert done.returncode == 1, done.stderr
+    assert "WRONG p.txt:1: fake_backends:WrongSolution: solution 1 is wrong" in done.stdout
+    with Store(db, create=False) as store:
+        flags = {t.backend: t.valid for t in store.tasks(1)}
+    assert flags == {"fast": True, "fake_backends:WrongSolution": False}
+
+
+def test_a_wrong_count_is_flagged_with_both_sides_and_exits_1(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, EASY[0]])
+    db = tmp_path / "r.sqlite"
+    done = cli(
+        "compare", str(puzzles), "-b", "fast,fake_backends:WrongCount", "--db", str(db), "--json"
+    )
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] is False
+    assert [d["puzzle_id"] for d in data["disagreements"]] == ["p.txt:1", "p.txt:2"]
+    assert data["disagreements"][0]["sides"] == {"0": ["fake_backends:WrongCount"], "=1": ["fast"]}
+    assert data["summary"]["fake_backends:WrongCount"]["wrong"] == 2
+    assert data["summary"]["fast"]["wrong"] == 0
+
+
+def test_an_annotated_count_that_a_backend_contradicts_is_flagged(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [f"{TELEGRAM}:2", f"{EASY[0]}:1"])
+    done = cli("compare", str(puzzles), "-b", "fast", "--db", str(tmp_path / "r.sqlite"))
+    assert done.returncode == 1
+    assert "DISAGREE p.txt:1: =1 (fast) vs =2 (expected)" in done.stdout
+    assert "p.txt:2" not in done.stdout.split("DISAGREE p.txt:1")[1]
+
+
+def test_bad_usage_is_one_line_and_exit_2(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    db = str(tmp_path / "r.sqlite")
+    for args in (
+        ("compare", str(puzzles), "-b", "nosuchbackend", "--db", db),
+        ("compare", str(tmp_path / "missing.txt"), "-b", "fast", "--db", db),
+        ("report", "--db", str(tmp_path / "none.sqlite")),
+    ):
+        done = cli(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("sudokubench: error:")
+
+
+def test_kill_9_then_resume_completes_without_duplicates(tmp_path):
+    lines = [TELEGRAM, *EASY, SHIDOKU_UNSAT, MULTIPLE] * 3
+    puzzles = write(tmp_path / "p.txt", lines)
+    args = ["-b", "fake_backends:SlowHonest,fast", "--limit", "2"]
+    whole_db, cut_db = tmp_path / "whole.sqlite", tmp_path / "cut.sqlite"
+    assert cli("compare", str(puzzles), *args, "--db", str(whole_db)).returncode == 0
+
+    proc = popen("compare", str(puzzles), *args, "--db", str(cut_db))
+    wait_for_rows(cut_db, 8, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    partial = stored(cut_db)
+    assert 8 <= partial < len(lines) * 2
+    with Store(cut_db, create=False) as store:
+        assert store.run(1).status == "running"
+
+    resumed = cli("compare", "--resume", "1", "--db", str(cut_db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "complete"
+    assert answers(cut_db, 1) == answers(whole_db, 1)
+    ids = [row[0] for row in answers(cut_db, 1)]
+    assert ids == list(range(len(lines) * 2))
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 4)
+    db = tmp_path / "r.sqlite"
+    proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
+    wait_for_rows(db, 2, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert f"resume with: sudokubench compare --resume 1 --db {db}" in err
+    with Store(db, create=False) as store:
+        assert store.run(1).status == "interrupted"
+        kept = len(store.done_task_ids(1))
+    assert 2 <= kept < 12
+    resumed = cli("compare", "--resume", "1", "--db", str(db), "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert stored(db) == 12
+
+
+def test_report_reads_a_run_while_it_is_written(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 5)
+    db = tmp_path / "r.sqlite"
+    proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
+    try:
+        wait_for_rows(db, 2, proc)
+        seen = cli("report", "--db", str(db), "--format", "json")
+        assert seen.returncode == 0, seen.stderr
+        data = json.loads(seen.stdout)
+        assert data["status"] == "running" and 0 < data["missing"] < 15
+        assert all(r["status"] == "solved" for r in data["results"])
+        listed = cli("runs", "--db", str(db), "--json")
+        assert json.loads(listed.stdout.splitlines()[0])["status"] == "running"
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+    final = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
+    assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 15
+
+
+def test_the_showcase_runs_when_no_file_is_given(tmp_path):
+    db = tmp_path / "r.sqlite"
+    done = cli("compare", "-b", "fast,dlx", "--db", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] and data["args"]["timeout"] == 2.0
+    assert {"easy", "hard", "multiple", "unsatisfiable", "invalid", "4x4", "16x16"} <= set(
+        data["collections"]
+    )
+    assert data["summary"]["fast"]["unsatisfiable"] == 4
+    runs = cli("runs", "--db", str(db))
+    assert runs.returncode == 0 and "complete" in runs.stdout and "showcase" in runs.stdout
+
+
+@pytest.mark.slow
+def test_the_showcase_over_every_backend_agrees(tmp_path):
+    done = cli("compare", "--db", str(tmp_path / "r.sqlite"), "--json", timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] and len(data["summary"]) >= 5
