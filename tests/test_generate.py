@@ -23,7 +23,7 @@ from sudokubench.generate import (
     rate,
 )
 from sudokubench.generate.batch import Request, generate_puzzles
-from sudokubench.generate.dig import DigCounters, orbits, redundant_clues
+from sudokubench.generate.digging import DigCounters, orbits, redundant_clues
 from sudokubench.grid import SHAPES, Shape, shape_of
 from sudokubench.solvers import DEFAULT_BACKEND, get_backend
 

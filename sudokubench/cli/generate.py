@@ -32,7 +32,7 @@ from sudokubench.cli.app import (
     resolve_backend,
 )
 from sudokubench.generate.batch import Request, generate_puzzles, new_seed
-from sudokubench.generate.dig import GenerationError, Symmetry
+from sudokubench.generate.digging import GenerationError, Symmetry
 from sudokubench.generate.rating import TECHNIQUES, Level, Rating, RatingError, rate
 from sudokubench.grid import Shape
 from sudokubench.solvers import DEFAULT_BACKEND

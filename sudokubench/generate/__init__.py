@@ -10,7 +10,7 @@
   worker processes.
 """
 
-from sudokubench.generate.dig import (
+from sudokubench.generate.digging import (
     GenerationError,
     Symmetry,
     dig,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from sudokubench.generate.dig import GenerationError, Symmetry, make_puzzle
+from sudokubench.generate.digging import GenerationError, Symmetry, make_puzzle
 from sudokubench.generate.rating import Level, Rating, rate_with
 from sudokubench.grid import Grid, Shape
 from sudokubench.solvers import DEFAULT_BACKEND
