@@ -154,7 +154,10 @@ def compare(
     ] = None,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="Backend the time ratios refer to [default: the first]."),
+        typer.Option(
+            "--baseline",
+            help="Backend the time ratios refer to [default: fast if it runs, else the first].",
+        ),
     ] = None,
     db: DbOpt = DEFAULT_DB,
     resume: Annotated[

@@ -53,7 +53,12 @@ from sudokubench.harness.verify import (
     expected_voice,
     verdict_of,
 )
-from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
+from sudokubench.solvers import (
+    DEFAULT_BACKEND,
+    UnknownBackendError,
+    backend_names,
+    get_backend,
+)
 
 if TYPE_CHECKING:
     from sudokubench.harness.report import RunReport
@@ -83,7 +88,8 @@ class CompareArgs:
     """Everything that defines a run; stored as JSON so `--resume` can plan it again.
 
     `files` empty means the built-in showcase. `timeout` None means 10 s, or the showcase's
-    short `SHOWCASE_TIMEOUT`. `baseline` None means the first backend.
+    short `SHOWCASE_TIMEOUT`. `baseline` None means `fast` (the default backend) when it
+    runs, else the first backend.
     """
 
     files: tuple[str, ...] = ()
@@ -427,7 +433,9 @@ def _with_backends(args: CompareArgs) -> CompareArgs:
     baseline = args.baseline
     if baseline is not None and baseline not in backends:
         raise UnknownBackendError(f"--baseline {baseline!r} is not one of --backends")
-    return replace(args, backends=backends, baseline=baseline or backends[0])
+    if baseline is None:
+        baseline = DEFAULT_BACKEND if DEFAULT_BACKEND in backends else backends[0]
+    return replace(args, backends=backends, baseline=baseline)
 
 
 def _execute(

@@ -341,8 +341,8 @@ def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
         return "baseline"
     if s.ratio is None:
         return "-"
-    ratio, low, high, n = s.ratio
-    return f"{ratio:.2f}x [{low:.2f}-{high:.2f}] n={n}"
+    ratio, low, high, _ = s.ratio
+    return f"{ratio:.2f}x [{low:.2f}-{high:.2f}]"
 
 
 def _effort_text(s: BackendSummary) -> str:
@@ -412,13 +412,20 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     for s in report.summary:
         table.add_row(*_cells(s, report.baseline))
     console.print(table)
-    for name, rows in report.collections.items():
-        solved = ", ".join(
-            f"{s.backend} {s.solved + s.unsatisfiable}/{s.puzzles} "
-            f"{format_seconds(s.times.median_s)}"
-            for s in rows
-        )
-        console.print(f"{name}: {solved}", soft_wrap=True)
+    if report.collections:
+        grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
+        grid.add_column("backend")
+        for name in report.collections:
+            grid.add_column(name, justify="right")
+        for i, backend in enumerate(report.backends):
+            cells = []
+            for rows in report.collections.values():
+                s = rows[i]
+                cells.append(
+                    f"{s.solved + s.unsatisfiable}/{s.puzzles} {format_seconds(s.times.median_s)}"
+                )
+            grid.add_row(backend, *cells)
+        console.print(grid)
     for line in _problem_lines(report):
         console.print(line, soft_wrap=True)
     for line in report.warnings:

@@ -157,7 +157,8 @@ def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[s
     found = []
     if 0 < summary.timed < MIN_SAMPLES:
         found.append(
-            f"{backend}: only {summary.timed} timed puzzles, the statistics are rough: "
+            f"{backend}: only {summary.timed} timed puzzle{'s' if summary.timed > 1 else ''}, "
+            "the statistics are rough: "
             "use more puzzles or --repeat 5"
         )
     if summary.noise is not None and summary.noise > NOISE_LIMIT:
@@ -167,7 +168,8 @@ def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[s
         )
     if timeouts:
         found.append(
-            f"{backend}: {timeouts} timeouts are counted but not timed: "
+            f"{backend}: {timeouts} timeout{'s are' if timeouts > 1 else ' is'} counted but not "
+            "timed: "
             "raise --timeout to time them"
         )
     return found
