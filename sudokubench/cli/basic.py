@@ -38,6 +38,8 @@ from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
 #: `solve --all`: no limit in practice; `--timeout` bounds a grid with very many solutions.
 ALL = sys.maxsize
+#: Seconds each backend gets in `count --backend a,b|all` unless `--timeout` says otherwise.
+SIDE_BY_SIDE_TIMEOUT = 10.0
 
 
 class OutputFormat(enum.StrEnum):
@@ -174,12 +176,14 @@ def count(
 
     Answers are checked (every solution with the independent checker, against the file's
     expected count and solution when it has them); with `--backend a,b` or `all` every
-    backend counts and the counts are cross-checked. Exit code 1 on a wrong answer or a
-    disagreement.
+    backend counts (10 s each unless --timeout says otherwise) and the counts are
+    cross-checked. Exit code 1 on a wrong answer or a disagreement.
     """
     from sudokubench.harness.verify import agree, check_answer, expected_voice
 
     solvers = resolve_backends(backend)
+    if len(solvers) > 1 and timeout is None:
+        timeout = SIDE_BY_SIDE_TIMEOUT  # one slow backend must not hold up the others forever
     disagreed = False
     for record in read_input(puzzle, box):
         rows = []
@@ -213,6 +217,10 @@ def count(
         width = max(len(r.backend) for r, _ in rows)
         for (r, seconds), voice in zip(rows, voices, strict=True):
             mark = "" if voice.sound else f"  WRONG: {voice.problem}"
+            if r.status is Status.TIMEOUT:
+                mark += "  (timed out)"
+            elif r.status is Status.ERROR:
+                mark += f"  (error: {r.message})"
             print(f"  {r.backend:<{width}}  {voice.verdict!s:>7}  {seconds:9.4f} s{mark}")
         if verdict.agreed:
             print(f"  agree: {verdict.consensus}")
