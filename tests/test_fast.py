@@ -191,8 +191,15 @@ def test_singles_solve_an_easy_puzzle_without_guessing():
     assert result.stats["nodes"] == 0
 
 
-def test_stats_of_a_hard_puzzle_show_search():
+def test_locked_candidates_solve_the_first_top95_puzzle_without_guessing():
     puzzle = collection("top95", 1)[0].puzzle
+    result = FAST.solve(puzzle, limit=2)
+    assert result.count == 1 and result.exhaustive
+    assert result.stats["guesses"] == 0 and result.stats["locked_eliminations"] > 0
+
+
+def test_stats_of_a_hard_puzzle_show_search():
+    puzzle = collection("top95", 4)[3].puzzle  # singles and locked candidates get stuck
     result = FAST.solve(puzzle, limit=2)
     stats = result.stats
     assert result.count == 1 and result.exhaustive
