@@ -10,12 +10,13 @@ import sys
 
 import pytest
 from conftest import MULTIPLE, TELEGRAM, collection
+from fake_backends import WrongCount, WrongSolution
 from test_grid import TELEGRAM_SOLUTION, pattern_solution
 
-from sudokubench.cli import main
+from sudokubench.cli import basic, main
 from sudokubench.formats import collection_path, format_pretty, format_tokens, parse_grid
 from sudokubench.grid import Grid, Shape, is_solution
-from sudokubench.solvers import DEFAULT_BACKEND, backend_names
+from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
 BT = ("--backend", "backtracking")
 JSON_KEYS = {"status", "count", "exhaustive", "solutions", "backend", "time_s"}
@@ -160,6 +161,18 @@ def test_count_checks_the_files_expected_answers(cli, tmp_path):
     assert code == 0 and out == "good.txt:1: 28 solutions\ngood.txt:2: 1 solution\n"
     code, out, _ = cli("count", bad, *BT)
     assert code == 1 and "DISAGREE" in out and "=27 (expected)" in out
+
+
+def test_wrong_answers_are_caught(cli, monkeypatch):
+    """A backend's wrong solution fails `solve`; a wrong count makes `count` disagree."""
+    monkeypatch.setattr(basic, "resolve_backend", lambda name: WrongSolution())
+    code, out, err = cli("solve", TELEGRAM)
+    assert code == 1 and "WRONG: solution #1 of fake_backends:WrongSolution" in err
+    honest = get_backend("backtracking")
+    monkeypatch.setattr(basic, "resolve_backends", lambda spec: [honest, WrongCount()])
+    code, out, _ = cli("count", MULTIPLE, "--backend", "both")
+    assert code == 1
+    assert "DISAGREE: =27 (fake_backends:WrongCount) vs =28 (backtracking)" in out
 
 
 # -- check, show, backends ------------------------------------------------------------------
