@@ -184,7 +184,7 @@ def _grid_from_json(text: str, shape: Shape | None, where: str) -> Grid:
         if "rows" in data:
             data = data["rows"]
         elif isinstance(data.get("puzzle"), str):
-            return parse_grid(data["puzzle"], shape)
+            return parse_grid(data["puzzle"], shape, where=where.removesuffix(": "))
         else:
             raise GridFormatError(f"{where}JSON grid needs a 'rows' list or a 'puzzle' string")
     if not (isinstance(data, list) and all(isinstance(row, list) for row in data)):
@@ -250,20 +250,19 @@ def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Gri
 
 def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> PuzzleRecord:
     """Read an annotated line `puzzle[:count[:solution]]` as a record with id `where`."""
+    prefix = f"{where}: " if where else ""
     parts = text.strip().split(":")
     if len(parts) > 3:
-        raise GridFormatError(
-            f"{where}: expected puzzle[:count[:solution]], got {len(parts)} parts"
-        )
+        raise GridFormatError(f"{prefix}expected puzzle[:count[:solution]], got {len(parts)} parts")
     puzzle = parse_grid(parts[0], shape, where=where)
     count = None
     if len(parts) > 1 and parts[1].strip():
         if not parts[1].strip().isdigit():
-            raise GridFormatError(f"{where}: the count {parts[1]!r} is not a whole number")
+            raise GridFormatError(f"{prefix}the count {parts[1]!r} is not a whole number")
         count = int(parts[1])
     solution = None
     if len(parts) > 2 and parts[2].strip():
-        solution = parse_grid(parts[2], puzzle.shape, where=f"{where}: solution")
+        solution = parse_grid(parts[2], puzzle.shape, where=f"{prefix}solution")
     return PuzzleRecord(where, puzzle, count, solution)
 
 
