@@ -1,0 +1,391 @@
+"""Running (puzzle, backend) tasks in worker processes, with hard timeouts.
+
+The harness hands an `Executor` a stream of `Task`s and reads back one `Outcome` per task, in
+completion order. `LocalPool` is the executor on this machine; a distributed one can implement
+the same two methods later.
+
+How `LocalPool` works:
+
+- `jobs` persistent worker processes (started with `forkserver` where the platform has it, so a
+  restart after a kill costs milliseconds, else `spawn`; never `fork`, which is unsafe once the
+  parent runs threads such as a progress bar). Each worker caches one backend instance per name.
+- Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the
+  cost per task low for backends that take a millisecond); outcomes come back one message per
+  task, so the caller can store each as soon as it finishes. Batches shrink as the queue drains
+  so the workers finish together.
+- The parent knows which task each worker is running (a worker runs its batch in order) and when
+  it started: when the previous outcome arrived, or when the worker reported that it had loaded
+  the task's backend (loading, e.g. importing OR-Tools, is not charged to the task).
+- Hard timeout: a task still running `timeout + grace` seconds after it started gets its worker
+  killed (SIGKILL); the task becomes TIMEOUT and the rest of the batch goes to a fresh worker.
+  This stops backends stuck in C code that never look at their deadline.
+- Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
+  dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
+  or signal; the rest of its batch is requeued.
+- Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
+  `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
+  its start to the kill.
+- Workers ignore SIGINT: Ctrl-C reaches the parent only, which stops them cleanly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any, Protocol
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "LOAD_TIMEOUT",
+    "Executor",
+    "LocalPool",
+    "Outcome",
+    "Task",
+    "default_grace",
+    "run_task",
+]
+
+#: Tasks per batch sent to a worker (fewer when the queue is nearly empty).
+DEFAULT_BATCH_SIZE = 64
+#: Seconds a worker may take to start and load a backend before it counts as stuck.
+LOAD_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Task:
+    """One backend run on one puzzle."""
+
+    task_id: int  # unique within a run and stable across --resume
+    puzzle_id: str  # "file:line"
+    puzzle: str  # the puzzle in line form (digits > 9 as letters); shape inferred
+    box: str | None  # "RxC" when the shape must be forced, else None
+    backend: str  # any name get_backend() resolves (registry, module:attr, exec:CMD)
+    limit: int
+    timeout: float  # seconds; the backend gets timeout=this, the worker dies at timeout + grace
+    sample: int  # 0..repeat-1 for measured samples; negative for warm-up runs
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What came back for one task: the backend's answer, not yet verified."""
+
+    task: Task
+    status: str  # Status.value: "solved" | "unsatisfiable" | "timeout" | "error"
+    count: int
+    exhaustive: bool
+    solutions: tuple[str, ...]  # line strings, as returned (NOT yet verified)
+    encode_s: float
+    solve_s: float
+    wall_s: float  # perf_counter in the worker around backend.solve(...)
+    stats: dict[str, int | float] = field(default_factory=dict)
+    message: str = ""  # why, for timeout/error
+
+
+class Executor(Protocol):
+    """Runs tasks somewhere and streams their outcomes back in completion order."""
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        """Yield one Outcome per task, as each finishes."""
+        ...
+
+    def close(self) -> None:
+        """Release the workers."""
+        ...
+
+
+def default_grace(timeout: float) -> float:
+    """Seconds past its timeout a task may run before its worker is killed: 0.5 s + 10%."""
+    return 0.5 + 0.1 * timeout
+
+
+def failed(task: Task, status: str, message: str, wall_s: float = 0.0) -> Outcome:
+    """An outcome with no answer (timeout or error)."""
+    return Outcome(task, status, 0, False, (), 0.0, 0.0, wall_s, {}, message)
+
+
+# -- the worker side --------------------------------------------------------------------------
+
+
+def run_task(backend: Any, task: Task) -> Outcome:
+    """Run one task with an already resolved backend, in this process; never raises."""
+    from sudokubench.backend import SolveResult
+    from sudokubench.formats import parse_grid
+    from sudokubench.grid import Shape
+
+    try:
+        puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
+    except ValueError as exc:
+        return failed(task, "error", f"cannot read the puzzle: {exc}")
+    start = time.perf_counter()
+    try:
+        result = backend.solve(puzzle, limit=task.limit, timeout=task.timeout)
+    except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
+        wall_s = time.perf_counter() - start
+        return failed(task, "error", f"{type(exc).__name__}: {exc}", wall_s)
+    wall_s = time.perf_counter() - start
+    if not isinstance(result, SolveResult):
+        return failed(task, "error", f"solve returned {type(result).__name__}, not a SolveResult")
+    return Outcome(
+        task=task,
+        status=result.status.value,
+        count=result.count,
+        exhaustive=result.exhaustive,
+        solutions=tuple(str(g) for g in result.solutions),
+        encode_s=result.encode_s,
+        solve_s=result.solve_s,
+        wall_s=wall_s,
+        stats={k: v for k, v in result.stats.items() if isinstance(v, int | float)},
+        message=result.message,
+    )
+
+
+def _worker_main(conn: Connection) -> None:
+    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from sudokubench.solvers import get_backend
+
+    backends: dict[str, Any] = {}
+    while True:
+        try:
+            batch = conn.recv()
+        except EOFError:
+            return
+        if batch is None:
+            return
+        for task in batch:
+            backend = backends.get(task.backend)
+            if backend is None:
+                try:
+                    backend = get_backend(task.backend)
+                except Exception as exc:
+                    conn.send(failed(task, "error", f"cannot load the backend: {exc}"))
+                    continue
+                if not backend.available():
+                    reason = getattr(backend, "unavailable_reason", lambda: "")()
+                    conn.send(failed(task, "error", f"backend not available: {reason}"))
+                    continue
+                backends[task.backend] = backend
+                conn.send(("ready", task.task_id))
+            conn.send(run_task(backend, task))
+
+
+# -- the parent side --------------------------------------------------------------------------
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """`exit 3`, `signal 11 (SIGSEGV)`, or `unknown exit` for a dead worker."""
+    if exitcode is None:
+        return "unknown exit"
+    if exitcode < 0:
+        try:
+            return f"signal {-exitcode} ({signal.Signals(-exitcode).name})"
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit {exitcode}"
+
+
+class _Worker:
+    """A worker process as the parent sees it: its pipe, batch in flight, current task's clock."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.process = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.loaded: set[str] = set()  # backend names the worker has reported loaded
+        self.batch: deque[Task] = deque()
+        self.deadline = math.inf
+        self.started = 0.0
+
+    def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
+        self.batch.extend(batch)
+        self.conn.send(batch)
+        self._arm(time.perf_counter(), grace)
+
+    def _arm(self, now: float, grace: Callable[[float], float]) -> None:
+        """Start the clock of the task now at the head of the batch."""
+        if not self.batch:
+            self.deadline = math.inf
+            return
+        task = self.batch[0]
+        self.started = now
+        if task.backend in self.loaded:
+            self.deadline = now + task.timeout + grace(task.timeout)
+        else:
+            self.deadline = now + LOAD_TIMEOUT
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send(None)
+        self.process.join(2)
+        self.kill()
+
+
+class LocalPool:
+    """An `Executor` of `jobs` worker processes on this machine; also a context manager."""
+
+    def __init__(
+        self,
+        jobs: int = 1,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        *,
+        grace: float | None = None,
+        start_method: str | None = None,
+    ) -> None:
+        """`grace`: seconds past a task's timeout before the kill (default `default_grace`)."""
+        if jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {jobs}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.jobs = jobs
+        self.batch_size = batch_size
+        self.grace = default_grace if grace is None else (lambda timeout: grace)
+        if start_method is None:
+            methods = multiprocessing.get_all_start_methods()
+            start_method = "forkserver" if "forkserver" in methods else "spawn"
+        self._ctx = multiprocessing.get_context(start_method)
+        if start_method == "forkserver":
+            self._ctx.set_forkserver_preload(["sudokubench.harness.runner", "sudokubench.solvers"])
+        self._workers: list[_Worker] = []
+        #: Workers started so far, restarts included (for tests and diagnostics).
+        self.started_workers = 0
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every worker (a clean exit, then SIGKILL for any that hangs)."""
+        for worker in self._workers:
+            worker.stop()
+        self._workers.clear()
+
+    def _new_worker(self) -> _Worker:
+        self.started_workers += 1
+        return _Worker(self._ctx)
+
+    def _next_batch(self, queue: deque[Task]) -> list[Task]:
+        size = max(1, min(self.batch_size, math.ceil(len(queue) / (2 * self.jobs))))
+        return [queue.popleft() for _ in range(min(size, len(queue)))]
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        """Yield one Outcome per task in completion order; see the module docstring."""
+        queue = deque(tasks)
+        if not queue:
+            return
+        while len(self._workers) < min(self.jobs, len(queue)):
+            self._workers.append(self._new_worker())
+        busy: dict[Connection, _Worker] = {}
+        try:
+            while queue or busy:
+                for worker in list(self._workers):
+                    if queue and not worker.batch:
+                        batch = self._next_batch(queue)
+                        try:
+                            worker.send(batch, self.grace)
+                        except OSError:  # it died while idle: a fresh one takes the batch
+                            worker.batch.clear()
+                            worker = self._replace(worker, busy)
+                            worker.send(batch, self.grace)
+                        busy[worker.conn] = worker
+                timeout = max(0.0, min(w.deadline for w in busy.values()) - time.perf_counter())
+                ready = wait(list(busy), timeout=timeout)
+                for conn in ready:
+                    yield from self._receive(busy[conn], busy, queue)
+                now = time.perf_counter()
+                for worker in list(busy.values()):
+                    if worker.batch and now >= worker.deadline:
+                        yield from self._receive(worker, busy, queue)  # a last answer in time?
+                        if worker.batch and worker.conn in busy:
+                            yield self._overrun(worker, busy, queue, now)
+        finally:
+            for worker in list(busy.values()):  # abandoned mid-run: its answers are stale
+                self._replace(worker, busy)
+
+    def _receive(
+        self, worker: _Worker, busy: dict[Connection, _Worker], queue: deque[Task]
+    ) -> Iterator[Outcome]:
+        """Drain the worker's pipe; on EOF the worker died."""
+        while worker.batch:
+            try:
+                if not worker.conn.poll():
+                    return
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                yield self._died(worker, busy, queue)
+                return
+            now = time.perf_counter()
+            if isinstance(message, tuple):  # ("ready", task_id): its backend is loaded
+                worker.loaded.add(worker.batch[0].backend)
+                worker._arm(now, self.grace)
+                continue
+            task = worker.batch.popleft()
+            if message.task.task_id != task.task_id:  # pragma: no cover - a protocol bug
+                raise RuntimeError(f"worker answered task {message.task.task_id}, not {task}")
+            worker._arm(now, self.grace)
+            if not worker.batch:
+                del busy[worker.conn]
+            yield message
+
+    def _replace(self, worker: _Worker, busy: dict[Connection, _Worker]) -> _Worker:
+        """Kill a worker and put a fresh one in its slot; return the new one."""
+        busy.pop(worker.conn, None)
+        worker.kill()
+        fresh = self._new_worker()
+        self._workers[self._workers.index(worker)] = fresh
+        return fresh
+
+    def _requeue(self, worker: _Worker, queue: deque[Task]) -> None:
+        queue.extendleft(reversed(worker.batch))
+        worker.batch.clear()
+
+    def _overrun(
+        self, worker: _Worker, busy: dict[Connection, _Worker], queue: deque[Task], now: float
+    ) -> Outcome:
+        task = worker.batch.popleft()
+        elapsed = now - worker.started
+        if task.backend in worker.loaded:
+            message = f"killed after {elapsed:.1f} s (timeout {task.timeout:g} s)"
+            outcome = failed(task, "timeout", message, elapsed)
+        else:
+            message = f"the backend did not load within {LOAD_TIMEOUT:g} s; worker killed"
+            outcome = failed(task, "error", message)
+        self._requeue(worker, queue)
+        self._replace(worker, busy)
+        return outcome
+
+    def _died(
+        self, worker: _Worker, busy: dict[Connection, _Worker], queue: deque[Task]
+    ) -> Outcome:
+        task = worker.batch.popleft()
+        worker.process.join(5)
+        elapsed = time.perf_counter() - worker.started
+        how = describe_exit(worker.process.exitcode)
+        outcome = failed(task, "error", f"worker died: {how}", elapsed)
+        self._requeue(worker, queue)
+        self._replace(worker, busy)
+        return outcome
+
+
+def cpu_count() -> int:
+    """CPUs this process may use (affinity-aware where the platform says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
