@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 import time
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -229,6 +230,21 @@ def test_files_stream_one_puzzle_at_a_time(tmp_path):
     assert next(records).puzzle == Grid.parse(TELEGRAM)
     with pytest.raises(GridFormatError, match=r"p\.txt:1001"):
         list(records)
+
+
+@pytest.mark.slow
+def test_a_big_file_streams_in_little_memory(tmp_path):
+    path = tmp_path / "big.txt.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.writelines(f"{TELEGRAM}\n" for _ in range(50_000))
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in read_puzzles(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 50_000
+    assert peak < 1_000_000  # about 0.1 MB: the 4 MB of text never sits in memory at once
 
 
 # -- puzzle files at every size -------------------------------------------------------------
