@@ -1,0 +1,195 @@
+"""The worker pool with real processes: timeouts, crashes, batches, parallel workers."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import MULTIPLE, TELEGRAM, collection
+
+from sudokubench.grid import Grid, Shape, is_solution
+from sudokubench.harness.runner import LocalPool, Outcome, Task, describe_exit, run_task
+from sudokubench.solvers import get_backend
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SHIDOKU = [r.puzzle for r in collection("shidoku4x4")]
+UNSAT_SHIDOKU = 8  # line 9 of shidoku4x4 has no solution
+
+
+def task(task_id: int, backend: str, puzzle: str = TELEGRAM, **kw: object) -> Task:
+    """A task with test defaults: limit 2, timeout 5 s, measured sample 0."""
+    fields: dict = {"limit": 2, "timeout": 5.0, "sample": 0, "box": None} | kw
+    return Task(task_id, f"test:{task_id}", puzzle, backend=backend, **fields)
+
+
+def by_id(outcomes: list[Outcome]) -> dict[int, Outcome]:
+    """Outcomes keyed by task id; fails on a task reported twice."""
+    found = {o.task.task_id: o for o in outcomes}
+    assert len(found) == len(outcomes), "a task was reported twice"
+    return found
+
+
+def assert_solved_telegram(outcome: Outcome) -> None:
+    """The outcome holds the one solution of TELEGRAM, proved unique."""
+    puzzle = Grid.parse(TELEGRAM)
+    assert (outcome.status, outcome.count, outcome.exhaustive) == ("solved", 1, True)
+    assert is_solution(Grid.parse(outcome.solutions[0]), puzzle)
+
+
+@pytest.fixture
+def pool():
+    """A one-worker pool with a short grace, closed after the test."""
+    with LocalPool(jobs=1, grace=0.5) as p:
+        yield p
+
+
+def test_sleep_forever_is_killed_close_to_the_limit_and_the_run_goes_on(pool):
+    tasks = [
+        task(0, "backtracking"),
+        task(1, "fake_backends:SleepForever", timeout=0.5),
+        task(2, "backtracking"),
+        task(3, "backtracking"),
+    ]
+    start = time.perf_counter()
+    outcomes = by_id(list(pool.run(tasks)))
+    elapsed = time.perf_counter() - start
+    slept = outcomes[1]
+    assert slept.status == "timeout" and slept.count == 0 and not slept.exhaustive
+    assert 1.0 <= slept.wall_s < 1.5, slept.wall_s  # timeout 0.5 + grace 0.5, killed promptly
+    assert "killed after" in slept.message
+    for k in (0, 2, 3):
+        assert_solved_telegram(outcomes[k])
+    assert elapsed < 10
+    assert pool.started_workers == 2  # the killed worker was replaced once
+
+
+@pytest.mark.parametrize(
+    ("fake", "expected"),
+    [("KillSelf", "worker died: exit 3"), ("Segfault", "worker died: signal 11 (SIGSEGV)")],
+)
+def test_a_worker_that_dies_is_an_error_and_the_rest_of_its_batch_still_runs(pool, fake, expected):
+    tasks = [task(k, "backtracking") for k in range(3)]
+    tasks.insert(1, task(9, f"fake_backends:{fake}"))
+    outcomes = by_id(list(pool.run(tasks)))
+    assert set(outcomes) == {0, 1, 2, 9}
+    assert outcomes[9].status == "error" and outcomes[9].message == expected
+    for k in range(3):
+        assert_solved_telegram(outcomes[k])
+
+
+def test_an_exception_in_solve_is_an_error_and_the_worker_survives(pool):
+    outcomes = by_id(list(pool.run([task(0, "fake_backends:Crash"), task(1, "backtracking")])))
+    assert outcomes[0].status == "error"
+    assert outcomes[0].message == "RuntimeError: fake crash inside solve"
+    assert_solved_telegram(outcomes[1])
+    assert pool.started_workers == 1
+
+
+def test_answers_are_passed_on_unverified(pool):
+    tasks = [task(0, "fake_backends:WrongSolution"), task(1, "fake_backends:WrongCount")]
+    outcomes = by_id(list(pool.run(tasks)))
+    wrong = outcomes[0]
+    assert wrong.status == "solved" and wrong.count == 1
+    assert not is_solution(Grid.parse(wrong.solutions[0]), Grid.parse(TELEGRAM))
+    # WrongCount drops the one solution and claims an exhaustive count of 0
+    assert (outcomes[1].status, outcomes[1].count, outcomes[1].exhaustive) == (
+        "unsatisfiable",
+        0,
+        True,
+    )
+
+
+def test_outcome_carries_counts_solutions_timings_and_stats(pool):
+    multiple = Grid.parse(MULTIPLE)
+    [outcome] = pool.run([task(0, "backtracking", MULTIPLE, limit=100, sample=-1)])
+    assert outcome.task.sample == -1
+    assert (outcome.status, outcome.count, outcome.exhaustive) == ("solved", 28, True)
+    assert len(set(outcome.solutions)) == 28
+    assert all(is_solution(Grid.parse(s), multiple) for s in outcome.solutions)
+    assert outcome.wall_s >= outcome.solve_s > 0
+    assert outcome.stats["nodes"] > 0
+
+
+def test_a_bad_puzzle_or_an_unloadable_backend_is_an_error_not_a_crash(pool):
+    tasks = [task(0, "backtracking", "12x4"), task(1, "fake_backends:NoSuchThing")]
+    outcomes = by_id(list(pool.run(tasks)))
+    assert outcomes[0].status == "error" and "cannot read the puzzle" in outcomes[0].message
+    assert outcomes[1].status == "error" and "cannot load the backend" in outcomes[1].message
+
+
+def test_forced_box_shape_is_used():
+    # an empty 4x4 grid read with 1x4 boxes (rows) is a Latin square problem; the first
+    # solution in lexicographic order breaks the usual 2x2 boxes, so the shape must be the one
+    # the task asked for
+    empty = "." * 16
+    outcome = run_task(get_backend("backtracking"), task(0, "backtracking", empty, box="1x4"))
+    assert outcome.status == "solved"
+    line = outcome.solutions[0]
+    assert is_solution(Grid.parse(line, Shape(1, 4)), Grid.parse(empty, Shape(1, 4)))
+    assert not is_solution(Grid.parse(line), Grid.parse(empty))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_thousand_fast_tasks_all_complete_once(jobs):
+    tasks = [task(k, "backtracking", str(SHIDOKU[k % len(SHIDOKU)]), limit=2) for k in range(1000)]
+    with LocalPool(jobs=jobs) as pool:
+        outcomes = by_id(list(pool.run(tasks)))
+        assert pool.started_workers == jobs
+    assert set(outcomes) == set(range(1000))
+    for k, outcome in outcomes.items():
+        puzzle = SHIDOKU[k % len(SHIDOKU)]
+        if k % len(SHIDOKU) == UNSAT_SHIDOKU:
+            assert outcome.status == "unsatisfiable"
+        else:
+            assert outcome.status == "solved", outcome
+            assert all(is_solution(Grid.parse(s), puzzle) for s in outcome.solutions)
+
+
+def test_two_workers_run_side_by_side():
+    # one worker sleeps until killed while the other solves everything else
+    tasks = [task(0, "fake_backends:SleepForever", timeout=1.5)]
+    tasks += [task(k, "backtracking") for k in range(1, 21)]
+    with LocalPool(jobs=2, batch_size=1, grace=0.5) as pool:
+        order = [o.task.task_id for o in pool.run(tasks)]
+    assert sorted(order) == list(range(21))
+    assert order[-1] == 0  # the 20 others finished while the sleeper held its worker
+
+
+def test_a_run_abandoned_midway_leaves_the_pool_usable(pool):
+    first = pool.run([task(k, "backtracking") for k in range(100)])
+    assert next(first).status == "solved"
+    first.close()  # the rest of that batch is stale: its worker is replaced
+    outcomes = by_id(list(pool.run([task(k, "backtracking") for k in range(500, 505)])))
+    assert set(outcomes) == set(range(500, 505))
+    for outcome in outcomes.values():
+        assert_solved_telegram(outcome)
+
+
+def test_exec_backend_times_out_by_itself_without_killing_the_worker(pool, tmp_path):
+    script = tmp_path / "hang.py"
+    script.write_text("import sys, time\nfor line in sys.stdin:\n    time.sleep(60)\n")
+    solver = f"exec:{sys.executable} {EXAMPLES / 'exec_solver.py'}"
+    hang = f"exec:{sys.executable} {script}"
+    tasks = [task(0, hang, timeout=0.5), task(1, solver), task(2, hang, timeout=0.5)]
+    outcomes = by_id(list(pool.run(tasks)))
+    for k in (0, 2):
+        assert outcomes[k].status == "timeout" and "no answer within 0.5 s" in outcomes[k].message
+        assert 0.5 <= outcomes[k].wall_s < 1.0
+    assert outcomes[1].status == "solved"
+    assert is_solution(Grid.parse(outcomes[1].solutions[0]), Grid.parse(TELEGRAM))
+    assert pool.started_workers == 1
+
+
+def test_describe_exit():
+    assert describe_exit(2) == "exit 2"
+    assert describe_exit(-9) == "signal 9 (SIGKILL)"
+    assert describe_exit(None) == "unknown exit"
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="jobs"):
+        LocalPool(jobs=0)
+    with pytest.raises(ValueError, match="batch_size"):
+        LocalPool(batch_size=0)
