@@ -42,6 +42,9 @@ from sudokubench.solvers import UnknownBackendError, get_backend
 
 HANDWRITTEN = ("backtracking", "propagation", "fast", "norvig", "dlx")
 COLLECTIONS = ("easy50", "top95", "top1465", "hexadoku1500")
+#: Collections of hard puzzles: a backend that declares `handles_hard = False` runs only on
+#: the ones named by --contrast (default top95), with the per-solve timeout.
+HARD = ("top95", "top1465", "hardest", "17clue")
 REFERENCE = "fast"
 
 
@@ -136,6 +139,7 @@ def run_collection(
     limits: list[int],
     size: int | None,
     timeout: float,
+    contrast: list[str],
 ) -> tuple[dict[tuple[int, str], Tally], list[str], int]:
     """Time every backend on every puzzle of one collection, puzzle-major."""
     records = sample(name, size)
@@ -144,9 +148,9 @@ def run_collection(
     for backend_name, backend in backends.items():
         practical = getattr(backend, "practical_n", 25)
         if practical < n:
-            print(
-                f"note: {name}: skipping {backend_name} (practical up to {practical}x{practical})"
-            )
+            print(f"note: {name}: skipping {backend_name} (practical only up to N={practical})")
+        elif name in HARD and not getattr(backend, "handles_hard", True) and name not in contrast:
+            print(f"note: {name}: skipping {backend_name} (declares handles_hard = False)")
         else:
             runnable[backend_name] = backend
     tallies = {(limit, b): Tally() for limit in limits for b in runnable}
@@ -276,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limits", default="1,2", help="comma-separated limits (1 and 2)")
     parser.add_argument("--sample", type=int, default=None, help="at most N puzzles each")
     parser.add_argument("--timeout", type=float, default=1.0, help="seconds per solve")
+    parser.add_argument(
+        "--contrast",
+        default="top95",
+        help="hard collections on which backends that declare handles_hard = False still run",
+    )
     parser.add_argument("--markdown", action="store_true", help="markdown tables")
     parser.add_argument(
         "--17clue", dest="clue17", action="store_true", help="the 17-clue uniqueness run only"
@@ -296,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.collections.split(","):
             started = time.perf_counter()
             tallies, found, count = run_collection(
-                name, backends, limits, args.sample, args.timeout
+                name, backends, limits, args.sample, args.timeout, args.contrast.split(",")
             )
             problems += found
             print()
