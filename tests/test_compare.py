@@ -240,23 +240,23 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path):
 
 
 def test_report_reads_a_run_while_it_is_written(tmp_path):
-    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 5)
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 10)  # 30 tasks of 0.2 s
     db = tmp_path / "r.sqlite"
     proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
     try:
         wait_for_rows(db, 2, proc)
+        listed = cli("runs", "--db", str(db), "--json")
+        assert json.loads(listed.stdout.splitlines()[0])["status"] == "running"
         seen = cli("report", "--db", str(db), "--format", "json")
         assert seen.returncode == 0, seen.stderr
         data = json.loads(seen.stdout)
-        assert data["status"] == "running" and 0 < data["missing"] < 15
+        assert data["status"] == "running" and 0 < data["missing"] < 30
         assert all(r["status"] == "solved" for r in data["results"])
-        listed = cli("runs", "--db", str(db), "--json")
-        assert json.loads(listed.stdout.splitlines()[0])["status"] == "running"
     finally:
         proc.wait(timeout=60)
     assert proc.returncode == 0
     final = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
-    assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 15
+    assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 30
 
 
 def test_the_showcase_runs_when_no_file_is_given(tmp_path):
