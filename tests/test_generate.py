@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 from sudokubench import Grid, Status, is_solution
-from sudokubench.backend import Backend
+from sudokubench.backend import Backend, BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.cli import main
 from sudokubench.formats import read_puzzles
 from sudokubench.generate import (
@@ -185,6 +185,24 @@ def test_both_uniqueness_proofs_dig_the_same_puzzle() -> None:
         dig(solution, 8, method="guess")
     with pytest.raises(ValueError, match="complete valid grid"):
         dig(Grid.empty(shape_of(3, 3)))
+
+
+class NeverSolves(BaseBackend):
+    """A broken backend: every puzzle is UNSATISFIABLE."""
+
+    name = "never-solves"
+
+    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
+        return make_result(self.name, [], finished=True)
+
+
+def test_a_backend_that_wrongly_says_unsatisfiable_is_caught() -> None:
+    """Each exclusion solve would say "no other solution", so the dig would empty the grid;
+    the final limit-2 count refuses the result."""
+    solution = random_solution(shape_of(3, 3), 3)
+    for method in ("exclude", "count"):
+        with pytest.raises(GenerationError, match="never-solves is not reliable"):
+            dig(solution, 1, method=method, backend=NeverSolves())
 
 
 # -- batches -----------------------------------------------------------------------------------
