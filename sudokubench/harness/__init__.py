@@ -312,6 +312,13 @@ def puzzle_grid(row: PuzzleRow) -> Grid:
     return Grid.parse(row.puzzle, Shape.parse(row.box) if row.box else None)
 
 
+def file_voice(row: PuzzleRow) -> Voice | None:
+    """The input file's answer for a stored puzzle as a voice, None when it states none."""
+    if row.expected_count is None and row.expected_solution is None:
+        return None
+    return expected_voice(puzzle_grid(row), row.expected_count, row.expected_solution)
+
+
 @dataclass
 class Progress:
     """Live counts of a run, passed to the progress callback after every outcome."""
@@ -352,8 +359,7 @@ class _Tracker:
         self.pending = Counter(t.puzzle_id for t in tasks)
         self.voices: dict[str, list[Voice]] = {}
         for p in puzzles:
-            voice = expected_voice(puzzle_grid(p), p.expected_count, p.expected_solution)
-            self.voices[p.puzzle_id] = [voice] if voice else []
+            self.voices[p.puzzle_id] = [voice] if (voice := file_voice(p)) else []
 
     def add(self, row: TaskRow, *, counted: bool = True) -> None:
         if counted:
@@ -448,7 +454,8 @@ def _execute(
     executor: Executor | None,
     progress: Callable[[Progress], None] | None,
 ) -> None:
-    grids = {p.puzzle_id: puzzle_grid(p) for p in puzzles}
+    rows = {p.puzzle_id: p for p in puzzles}
+    grids: dict[str, Grid] = {}
     writer = store.writer(run_id)
     if executor is None:
         from sudokubench.harness.runner import LocalPool
@@ -456,7 +463,11 @@ def _execute(
         executor = LocalPool(jobs=args.jobs)
     try:
         for outcome in executor.run(todo):
-            row = check_outcome(outcome, grids[outcome.task.puzzle_id])
+            puzzle_id = outcome.task.puzzle_id
+            grid = grids.get(puzzle_id)
+            if grid is None:
+                grid = grids[puzzle_id] = puzzle_grid(rows[puzzle_id])
+            row = check_outcome(outcome, grid)
             writer.add(row)
             tracker.add(row)
             if progress:

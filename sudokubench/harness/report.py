@@ -38,7 +38,7 @@ from sudokubench.harness.stats import (
     warnings_for,
 )
 from sudokubench.harness.store import PuzzleRow, RunRow, Store, TaskRow
-from sudokubench.harness.verify import Problem, PuzzleVerdict, agree, expected_voice
+from sudokubench.harness.verify import Problem, PuzzleVerdict, agree
 
 __all__ = [
     "FORMATS",
@@ -258,7 +258,7 @@ def _summaries(
 
 def build_report(store: Store, run_id: int | None = None) -> RunReport:
     """Read a run (the latest when `run_id` is None) and cross-check and summarize it."""
-    from sudokubench.harness import CompareArgs, puzzle_grid, voice_of
+    from sudokubench.harness import CompareArgs, file_voice, voice_of
 
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
@@ -273,8 +273,7 @@ def build_report(store: Store, run_id: int | None = None) -> RunReport:
         if not rows:
             continue
         voices = [voice_of(t) for t in rows]
-        expected = expected_voice(puzzle_grid(p), p.expected_count, p.expected_solution)
-        if expected:
+        if expected := file_voice(p):
             voices.append(expected)
         verdicts[p.puzzle_id] = agree(p.puzzle_id, voices)
     backends = tuple(args.backends)
