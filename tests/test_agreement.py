@@ -358,32 +358,32 @@ CONFLICT_CASES = {
 }
 
 
-def test_no_candidate_builder_is_valid() -> None:
-    """The unsatisfiable builders give puzzles with no conflicting givens."""
+def test_unsatisfiable_builders() -> None:
+    """The unsatisfiable cases have no conflicting givens; the conflict cases do."""
     for case in UNSAT_CASES.values():
         assert case.build().is_valid()
     for case in CONFLICT_CASES.values():
         assert not case.build().is_valid()
 
 
+def check_unsatisfiable(backend: Backend, case: Case) -> None:
+    """The backend proves that the case has no solution."""
+    require(backend, hard=case.hard, n=case.n)
+    result = backend.solve(case.build(), limit=2, timeout=TIMEOUT)
+    assert result.status is Status.UNSATISFIABLE, f"{result.status.name} {result.message}"
+    assert (result.count, result.exhaustive) == (0, True)
+
+
 @pytest.mark.parametrize("case", UNSAT_CASES)
 def test_unsatisfiable(backend: Backend, case: str) -> None:
     """A puzzle with no solution (and no conflicting givens) is UNSATISFIABLE, exhaustively."""
-    puzzle = UNSAT_CASES[case]
-    require(backend, hard=puzzle.hard, n=puzzle.n)
-    result = backend.solve(puzzle.build(), limit=2, timeout=TIMEOUT)
-    assert result.status is Status.UNSATISFIABLE, f"{result.status.name} {result.message}"
-    assert (result.count, result.exhaustive) == (0, True)
+    check_unsatisfiable(backend, UNSAT_CASES[case])
 
 
 @pytest.mark.parametrize("case", CONFLICT_CASES)
 def test_conflicting_givens(backend: Backend, case: str) -> None:
     """Givens that repeat a digit in a unit: UNSATISFIABLE, never an exception."""
-    puzzle = CONFLICT_CASES[case]
-    require(backend, hard=puzzle.hard, n=puzzle.n)
-    result = backend.solve(puzzle.build(), limit=2, timeout=TIMEOUT)
-    assert result.status is Status.UNSATISFIABLE, f"{result.status.name} {result.message}"
-    assert (result.count, result.exhaustive) == (0, True)
+    check_unsatisfiable(backend, CONFLICT_CASES[case])
 
 
 # -- the deadline --------------------------------------------------------------------------------
