@@ -193,3 +193,16 @@ def test_bad_arguments_are_refused():
         LocalPool(jobs=0)
     with pytest.raises(ValueError, match="batch_size"):
         LocalPool(batch_size=0)
+
+
+def test_preload_names_the_modules_of_registered_backends_only():
+    from sudokubench.harness.runner import _modules
+
+    names = ["pycosat:minimal", "backtracking", "exec:./solver", "fake_backends:Crash"]
+    assert _modules(names) == [
+        "sudokubench.solvers.backtracking",
+        "sudokubench.solvers.pycosat_backend",
+    ]
+    with LocalPool(preload=["backtracking"]) as pool:
+        [outcome] = pool.run([task(0, "backtracking")])
+    assert_solved_telegram(outcome)
