@@ -307,7 +307,8 @@ def runs(
     db: DbOpt = DEFAULT_DB,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object a line.")] = False,
 ) -> None:
-    """List the stored runs: id, start, end, status and task counts."""
+    """List the stored runs: id, start, end, status, task counts by status, answers that failed
+    the checker (invalid), and puzzles with a wrong answer or a disagreement (disputed)."""
     store = _open(db)
     try:
         rows = store.runs()
@@ -330,7 +331,7 @@ def runs(
             "unsatisfiable": per.get("unsatisfiable", 0),
             "timeout": per.get("timeout", 0),
             "error": per.get("error", 0),
-            "wrong": per.get("wrong", 0),
+            "invalid": per.get("wrong", 0),
             "disagreements": r.disagreements,
         }
         if json_out:
@@ -341,7 +342,7 @@ def runs(
                 f"{r.id:>4}  {r.started}  {r.ended or '-':<25}  {r.status:<11}  "
                 f"{entry['tasks']} tasks: {entry['solved']} solved, "
                 f"{entry['unsatisfiable']} unsat, {entry['timeout']} timeout, "
-                f"{entry['error']} error, {entry['wrong']} wrong; "
-                f"{disagree} disagreements  "
+                f"{entry['error']} error, {entry['invalid']} invalid; "
+                f"{disagree} puzzles disputed  "
                 f"[{', '.join(entry['files'])} x {len(entry['backends'])} backends]"
             )
