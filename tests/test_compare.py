@@ -19,6 +19,7 @@ import pytest
 from conftest import MULTIPLE, TELEGRAM
 
 from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.report import build_report
 from sudokubench.harness.store import Store
 
 TESTS = Path(__file__).resolve().parent
@@ -198,18 +199,18 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
 
 
 def test_kill_9_then_resume_completes_without_duplicates(tmp_path):
-    lines = [TELEGRAM, *EASY, SHIDOKU_UNSAT, MULTIPLE] * 3
+    lines = [TELEGRAM, *EASY, SHIDOKU_UNSAT, MULTIPLE] * 2
     puzzles = write(tmp_path / "p.txt", lines)
     args = ["-b", "fake_backends:SlowHonest,fast", "--limit", "2"]
     whole_db, cut_db = tmp_path / "whole.sqlite", tmp_path / "cut.sqlite"
     assert cli("compare", str(puzzles), *args, "--db", str(whole_db)).returncode == 0
 
     proc = popen("compare", str(puzzles), *args, "--db", str(cut_db))
-    wait_for_rows(cut_db, 8, proc)
+    wait_for_rows(cut_db, 6, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     partial = stored(cut_db)
-    assert 8 <= partial < len(lines) * 2
+    assert 6 <= partial < len(lines) * 2
     with Store(cut_db, create=False) as store:
         assert store.run(1).status == "running"
 
@@ -245,8 +246,9 @@ def test_report_reads_a_run_while_it_is_written(tmp_path):
     proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
     try:
         wait_for_rows(db, 2, proc)
-        listed = cli("runs", "--db", str(db), "--json")
-        assert json.loads(listed.stdout.splitlines()[0])["status"] == "running"
+        with Store(db, create=False) as reader:
+            assert reader.run(1).status == "running"
+            assert 0 < len(build_report(reader, 1).tasks) < 30
         seen = cli("report", "--db", str(db), "--format", "json")
         assert seen.returncode == 0, seen.stderr
         data = json.loads(seen.stdout)
