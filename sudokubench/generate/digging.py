@@ -10,8 +10,9 @@ unless told otherwise). Two proofs are available (`method`):
   solution of the puzzle after it differs from S in a removed cell. For each removed cell and
   each of its candidates other than its digit in S, ask the backend for one solution of the
   puzzle with that digit placed there (`limit=1`); the removal is kept when every answer is
-  UNSATISFIABLE. A removed cell whose only candidate is its own digit needs no solve at all,
-  which is most cells early in the dig, and each solve is more constrained than the puzzle.
+  UNSATISFIABLE. A removed cell whose only candidate is its own digit needs no solve at all
+  (about a third of the removals on 9x9), and each solve, with one more digit placed, fails
+  early, by propagation, instead of searching the whole tree as a count must.
 - `"count"`: one `solve(puzzle, limit=2)` per removal, kept when the count is 1.
 
 "exclude" is the default: it makes more solves than "count" (about 86 against 52 per 9x9
