@@ -1,7 +1,8 @@
 """sudokubench: compare Sudoku solvers built on different constraint-programming ideas.
 
 Public API (stable): `Grid`, `Shape`, `solve`, `count`, `get_backend`, `backend_names`,
-`SolveResult`, `Status`, `is_solution`.
+`SolveResult`, `Status`, `is_solution`; `compare` and `CompareArgs` (the harness, loaded on
+first use).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
 __all__ = [
     "Backend",
+    "CompareArgs",
     "Grid",
     "GridFormatError",
     "InvalidPuzzleError",
@@ -25,6 +27,7 @@ __all__ = [
     "SolveResult",
     "Status",
     "backend_names",
+    "compare",
     "count",
     "get_backend",
     "is_solution",
@@ -58,3 +61,12 @@ def count(
 ) -> SolveResult:
     """Count the solutions of `puzzle` up to `limit`; exact when `result.exhaustive`."""
     return get_backend(backend).solve(_as_grid(puzzle), limit=limit, timeout=timeout)
+
+
+def __getattr__(name: str) -> object:
+    """`compare` and `CompareArgs` come from the harness, imported only when first used."""
+    if name in ("compare", "CompareArgs"):
+        from sudokubench import harness
+
+        return getattr(harness, name)
+    raise AttributeError(f"module 'sudokubench' has no attribute {name!r}")
