@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -206,3 +209,66 @@ def test_preload_names_the_modules_of_registered_backends_only():
     with LocalPool(preload=["backtracking"]) as pool:
         [outcome] = pool.run([task(0, "backtracking")])
     assert_solved_telegram(outcome)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead too (it only waits for its parent to reap it)
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_9_of_the_run_leaves_no_worker_or_program_running(tmp_path):
+    program = tmp_path / "hang.py"
+    pid_file = tmp_path / "program.pid"
+    program.write_text(
+        "import os, sys, time\n"
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "sys.stdin.readline()\ntime.sleep(120)\n"
+    )
+    exec_name = f"exec:{sys.executable} {program}"
+    run = f"""
+import threading, time
+from sudokubench.harness.runner import LocalPool, Task
+pool = LocalPool(jobs=2, batch_size=1)
+tasks = [
+    Task(0, "x:1", {TELEGRAM!r}, None, "fake_backends:SleepForever", 1, 120.0, 0),
+    Task(1, "x:2", {TELEGRAM!r}, None, {exec_name!r}, 1, 120.0, 0),
+]
+threading.Thread(target=lambda: list(pool.run(tasks)), daemon=True).start()
+deadline = time.time() + 30
+while not (len(pool._workers) == 2 and all(w.tasks for w in pool._workers)):
+    time.sleep(0.05)
+print(" ".join(str(w.process.pid) for w in pool._workers), flush=True)
+time.sleep(120)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    child = subprocess.Popen(
+        [sys.executable, "-c", run], stdout=subprocess.PIPE, env=env, text=True
+    )
+    pids: list[int] = []
+    try:
+        pids += [int(pid) for pid in child.stdout.readline().split()]
+        assert len(pids) == 2
+        deadline = time.time() + 30
+        while not pid_file.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        pids.append(int(pid_file.read_text()))
+        time.sleep(0.3)
+        assert all(_alive(pid) for pid in pids)
+        child.kill()
+        child.wait()
+        deadline = time.time() + 10
+        while any(_alive(pid) for pid in pids) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in pids)
+    finally:  # leave nothing behind, even when the test fails
+        child.kill()
+        child.wait()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)

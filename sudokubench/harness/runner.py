@@ -41,6 +41,7 @@ import math
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -166,10 +167,24 @@ def _wire(outcome: Outcome) -> tuple:
     return (o.task.task_id, *fields, o.stats, o.message)
 
 
-def _worker_main(conn: Connection) -> None:
+def _watch(lifeline: Connection) -> None:
+    """Kill this worker as soon as the parent's end of the lifeline closes (the run died)."""
+    with contextlib.suppress(EOFError, OSError):
+        while True:
+            lifeline.recv_bytes()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _worker_main(conn: Connection, lifeline: Connection) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from sudokubench.solvers import get_backend
+    from sudokubench.solvers.external import die_with_parent
+
+    # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
+    # the lifeline, which only the run holds (the fork server stays up while workers live).
+    threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
+    die_with_parent()
 
     backends: dict[str, Any] = {}
     while True:
@@ -214,9 +229,9 @@ def describe_exit(exitcode: int | None) -> str:
 class _Worker:
     """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Any, lifeline: Connection) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, lifeline), daemon=True)
         self.process.start()
         child.close()
         self.loaded: set[str] = set()  # backend names the worker has reported loaded
@@ -300,6 +315,9 @@ class LocalPool:
             from multiprocessing import forkserver
 
             forkserver.ensure_running()
+        # Workers get the reading end; this process alone holds the writing end, so it closes
+        # when this process ends in any way, and the workers then kill themselves.
+        self._lifeline, self._lifeline_end = self._ctx.Pipe(duplex=False)
         self._workers: list[_Worker] = []
         #: Workers started so far, restarts included (for tests and diagnostics).
         self.started_workers = 0
@@ -318,7 +336,7 @@ class LocalPool:
 
     def _new_worker(self) -> _Worker:
         self.started_workers += 1
-        return _Worker(self._ctx)
+        return _Worker(self._ctx, self._lifeline)
 
     def _replace(self, worker: _Worker) -> _Worker:
         """Kill a worker and put a fresh one in its slot; return the new one."""

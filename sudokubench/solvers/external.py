@@ -56,7 +56,7 @@ from sudokubench.backend import (
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
 
-__all__ = ["ExecBackend", "FunctionBackend", "adapt"]
+__all__ = ["ExecBackend", "FunctionBackend", "adapt", "die_with_parent"]
 
 #: Answer lines that mean "this puzzle has no solution".
 NO_SOLUTION = frozenset({"0", "none"})
@@ -165,16 +165,27 @@ class FunctionBackend(BaseBackend):
         )
 
 
-def _pdeathsig() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: have the kernel kill the program if the process that started it dies."""
-    os.setsid()
+def die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this process when the process that started it dies.
+
+    Used by the harness's workers and by `exec:` programs, so a `kill -9` of a run leaves no
+    solver running on. Elsewhere (no prctl) it does nothing.
+    """
+    if not sys.platform.startswith("linux"):
+        return
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    except (OSError, AttributeError):  # pragma: no cover - an unusual libc
         pass
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """A session of its own (so its process group can be killed), and death with its parent."""
+    os.setsid()
+    die_with_parent()
 
 
 class ExecBackend(BaseBackend):
@@ -226,7 +237,7 @@ class ExecBackend(BaseBackend):
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 bufsize=0,
-                preexec_fn=_pdeathsig if linux else None,
+                preexec_fn=_child_setup if linux else None,
                 start_new_session=not linux,
             )
             os.set_blocking(self._process.stdout.fileno(), False)  # type: ignore[union-attr]
