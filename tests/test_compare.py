@@ -113,9 +113,11 @@ def test_honest_backends_agree_and_every_answer_is_stored(tmp_path):
 
 
 def test_warmups_and_repeats_are_stored_apart(tmp_path):
+    import sudokubench
+
     puzzles = write(tmp_path / "p.txt", EASY)
-    args = CompareArgs(files=(str(puzzles),), backends=("fast",), warmup=1, repeat=3)
-    report = compare(args, db=tmp_path / "r.sqlite")
+    args = sudokubench.CompareArgs(files=(str(puzzles),), backends=("fast",), warmup=1, repeat=3)
+    report = sudokubench.compare(args, db=tmp_path / "r.sqlite")
     samples = sorted(t.sample for t in report.tasks if t.puzzle_id == "p.txt:1")
     assert samples == [-1, 0, 1, 2]
     assert [len(p.times) for p in report.pairs["fast"]] == [3, 3]

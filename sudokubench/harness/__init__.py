@@ -417,16 +417,20 @@ def compare(
             puzzles = load_puzzles(args)
             run_id = store.new_run(args.to_json(), machine_info(args.backends))
             store.add_puzzles(run_id, puzzles)
-        tasks = plan(args, puzzles)
-        done = store.done_task_ids(run_id)
-        todo = [t for t in tasks if t.task_id not in done]
-        state = Progress(run_id, total=len(todo))
-        tracker = _Tracker(puzzles, tasks, state)
-        for row in store.tasks(run_id):
-            tracker.add(row, counted=False)
-        if on_start:
-            on_start(run_id, len(tasks), len(done))
-        _execute(store, run_id, puzzles, todo, tracker, args, executor, progress)
+        try:
+            tasks = plan(args, puzzles)
+            done = store.done_task_ids(run_id)
+            todo = [t for t in tasks if t.task_id not in done]
+            state = Progress(run_id, total=len(todo))
+            tracker = _Tracker(puzzles, tasks, state)
+            for row in store.tasks(run_id):
+                tracker.add(row, counted=False)
+            if on_start:
+                on_start(run_id, len(tasks), len(done))
+            _execute(store, run_id, puzzles, todo, tracker, args, executor, progress)
+        except KeyboardInterrupt:
+            store.set_status(run_id, "interrupted")
+            raise Interrupted(run_id, store.path) from None
         report = build_report(store, run_id)
         store.set_status(run_id, "complete", disagreements=report.disagreement_count)
         return replace(report, run=store.run(run_id))
@@ -472,11 +476,6 @@ def _execute(
             tracker.add(row)
             if progress:
                 progress(tracker.progress)
-    except KeyboardInterrupt:
-        executor.close()
-        writer.close()
-        store.set_status(run_id, "interrupted")
-        raise Interrupted(run_id, store.path) from None
-    finally:
+    finally:  # on Ctrl-C too: stop the workers, commit what finished
         executor.close()
         writer.close()
