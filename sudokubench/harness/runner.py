@@ -20,18 +20,22 @@ How `LocalPool` works:
   it started: when the previous outcome arrived, or when the worker reported that it had loaded
   the task's backend (loading, e.g. importing OR-Tools, is not charged to the task).
 - Hard timeout: a task still running `timeout + grace` seconds after it started gets its worker
-  killed (SIGKILL); the task becomes TIMEOUT and the rest of the batch goes to a fresh worker.
-  This stops backends stuck in C code that never look at their deadline.
+  killed (SIGKILL); the task becomes TIMEOUT and the tasks queued behind it go to a fresh
+  worker. This stops backends stuck in C code that never look at their deadline.
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
-  or signal; the rest of its batch is requeued.
+  or signal; the tasks queued behind it are requeued.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
 - Start-up: the fork server boots when the pool is made (~0.3 s here, overlapping whatever the
   caller does next); each worker then forks from it in milliseconds and imports its backends.
   `preload=` names backends the fork server imports once, for cheap restarts after kills.
-- Workers ignore SIGINT: Ctrl-C reaches the parent only, which stops them cleanly.
+- Workers ignore SIGINT: Ctrl-C reaches the parent only, which stops them cleanly. If the
+  parent dies (even `kill -9`), each worker's watcher thread sees the parent's end of a
+  "lifeline" pipe close and kills the worker, and `exec:` programs die with their worker.
+- A run abandoned midway (the caller stops iterating) kills the workers with tasks in flight;
+  the pool starts fresh ones on the next `run`.
 """
 
 from __future__ import annotations
@@ -385,11 +389,10 @@ class LocalPool:
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 deadline = min((w.deadline for w in self._workers if w.tasks), default=now)
                 time.sleep(max(0.0, min(TICK, deadline - time.perf_counter())))
-        finally:
-            for worker in list(self._workers):  # abandoned mid-run: its answers are stale
-                if worker.tasks:
-                    worker.tasks.clear()
-                    self._replace(worker)
+        finally:  # abandoned mid-run (an error, Ctrl-C, close()): in-flight answers are stale
+            for worker in [w for w in self._workers if w.tasks]:
+                worker.kill()
+                self._workers.remove(worker)
 
     def _receive(self, worker: _Worker, queue: deque[Task]) -> Iterator[Outcome]:
         """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
