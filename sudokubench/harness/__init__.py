@@ -185,8 +185,9 @@ def input_paths(args: CompareArgs) -> list[Path]:
     return paths
 
 
-def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
-    """Read every input puzzle with its collection and expected answer."""
+def load_puzzles(args: CompareArgs, grids: dict[str, Grid] | None = None) -> list[PuzzleRow]:
+    """Read every input puzzle with its collection and expected answer (and its Grid into
+    `grids`, when given, so it is not parsed again)."""
     shape = Shape.parse(args.box) if args.box else None
     rows: list[PuzzleRow] = []
     seen: set[str] = set()
@@ -197,6 +198,8 @@ def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
             if record.id in seen:
                 raise ValueError(f"two inputs give the puzzle id {record.id}: rename one file")
             seen.add(record.id)
+            if grids is not None:
+                grids[record.id] = record.puzzle
             line_no = int(record.id.rsplit(":", 1)[1]) if ":" in record.id else 0
             rows.append(
                 PuzzleRow(
@@ -403,6 +406,7 @@ def compare(
     from sudokubench.harness.report import build_report
 
     db = Path(db)
+    grids: dict[str, Grid] = {}
     store = Store(db)
     try:
         if resume is not None:
@@ -414,7 +418,7 @@ def compare(
             store.set_status(run_id, "running")
         else:
             args = _with_backends(args)
-            puzzles = load_puzzles(args)
+            puzzles = load_puzzles(args, grids)
             run_id = store.new_run(args.to_json(), machine_info(args.backends))
             store.add_puzzles(run_id, puzzles)
         try:
@@ -427,7 +431,7 @@ def compare(
                 tracker.add(row, counted=False)
             if on_start:
                 on_start(run_id, len(tasks), len(done))
-            _execute(store, run_id, puzzles, todo, tracker, args, executor, progress)
+            _execute(store, run_id, puzzles, grids, todo, tracker, args, executor, progress)
         except KeyboardInterrupt:
             store.set_status(run_id, "interrupted")
             raise Interrupted(run_id, store.path) from None
@@ -452,6 +456,7 @@ def _execute(
     store: Store,
     run_id: int,
     puzzles: Sequence[PuzzleRow],
+    grids: dict[str, Grid],
     todo: Sequence[Task],
     tracker: _Tracker,
     args: CompareArgs,
@@ -459,7 +464,6 @@ def _execute(
     progress: Callable[[Progress], None] | None,
 ) -> None:
     rows = {p.puzzle_id: p for p in puzzles}
-    grids: dict[str, Grid] = {}
     writer = store.writer(run_id)
     if executor is None:
         from sudokubench.harness.runner import LocalPool

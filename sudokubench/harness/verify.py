@@ -136,7 +136,8 @@ def check_answer(
         if why is not None:
             problem = f"solution {i} is wrong: {why}"
             break
-        line = str(grid)
+        # A full-length line is already canonical but for case (a blank would have failed).
+        line = text.upper() if len(text) == puzzle.shape.cells else str(grid)
         if line in canonical:
             problem = f"solution {i} repeats solution {canonical.index(line) + 1}"
             break
