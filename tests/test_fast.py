@@ -232,3 +232,18 @@ def test_tables_are_computed_once_per_shape():
     shape = shape_of(3, 3)
     assert tables(shape) is tables(shape)
     assert [tables(shape).bits[d].bit_length() - 1 for d in (1, 2, 9)] == [0, 5, 40]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "count", "step"),
+    [("top95", None, 1), ("hardest", None, 1), ("17clue", 500, 97), ("hexadoku1500", 100, 15)],
+)
+def test_whole_samples_are_unique_and_right(name, count, step):
+    """Every puzzle of these collections has exactly one solution."""
+    for record in collection(name, count, step):
+        result = FAST.solve(record.puzzle, limit=2, timeout=10)
+        assert (result.count, result.exhaustive) == (1, True), record.id
+        assert is_solution(result.solutions[0], record.puzzle), record.id
+        if record.expected_solution is not None:
+            assert result.solutions[0] == record.expected_solution, record.id

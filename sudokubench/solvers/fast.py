@@ -189,24 +189,28 @@ def _locked(cand: list[int], queue: list[int], t: Tables) -> int:
     return removed
 
 
-def _settle(cand: list[int], queue: list[int], t: Tables) -> int:
-    """Propagate naked and hidden singles to a fixpoint; the number of hidden singles, or -1.
+def _settle(cand: list[int], queue: list[int], t: Tables, open_cells: int, tally: list[int]) -> int:
+    """Propagate naked and hidden singles to a fixpoint; the cells left open, or < 0.
 
-    `queue` holds cells decided but not yet removed from their peers. A placed cell holds its
-    digit's bit shifted up by one (`v << 1`): still one bit, but its field counts 2, so a unit
-    sum tells placed digits (2) from hidden singles (1) without a separate mask. A negative
-    result is a contradiction and names its place (see `_blame`): `-1 - u` when unit u has no
-    room for a digit, `-1 - len(units) - k` when cell k has no candidate left.
+    `queue` holds cells decided but not yet removed from their peers; `open_cells` counts the
+    cells not yet placed (queued ones included). A placed cell holds its digit's bit shifted
+    up by one (`v << 1`): still one bit, but its field counts 2, so a unit sum tells placed
+    digits (2) from hidden singles (1) without a separate mask. Once every cell is placed the
+    grid is a solution (no digit was ever placed next to a peer holding it), so the sweep
+    stops. `tally[0]` counts the hidden singles. A negative result is a contradiction and names
+    its place (see `_blame`): `-1 - u` when unit u has no room for a digit,
+    `-1 - len(units) - k` when cell k has no candidate left.
     """
     peers, units, unit_cells = t.peers, t.units, t.unit_cells
     ones, plus_one, plus_two, shift = t.ones, t.plus_one, t.plus_two, t.width - 1
     count = len(units)
-    hidden_found = quiet = u = 0
+    quiet = u = 0
     while True:
         while queue:
             k = queue.pop()
             v = cand[k]
             cand[k] = v << 1
+            open_cells -= 1
             for p in peers[k]:
                 m = cand[p]
                 if m & v:
@@ -216,8 +220,8 @@ def _settle(cand: list[int], queue: list[int], t: Tables) -> int:
                     cand[p] = m
                     if not m & (m - 1):
                         queue.append(p)
-        if quiet == count:
-            return hidden_found
+        if quiet == count or not open_cells:
+            return open_cells
         total = sum(unit_cells[u](cand))  # per digit field: cells that can take it, 2 if placed
         somewhere = (total + plus_one) & ones
         if somewhere != ones:
@@ -233,7 +237,7 @@ def _settle(cand: list[int], queue: list[int], t: Tables) -> int:
                     if cand[k] & bit:
                         cand[k] = bit
                         queue.append(k)
-                        hidden_found += 1
+                        tally[0] += 1
                         break
         else:
             quiet += 1
@@ -242,8 +246,11 @@ def _settle(cand: list[int], queue: list[int], t: Tables) -> int:
             u = 0
 
 
-def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int]] | None:
-    """Candidates and the queue of new singles after placing the givens; None on a conflict."""
+def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int], int] | None:
+    """Candidates, the queue of new singles, and the open cells after placing the givens.
+
+    None when the givens conflict.
+    """
     bits, cell_units = t.bits, t.cell_units
     placed = [0] * (3 * t.n)
     for k, d in enumerate(puzzle.cells):
@@ -269,7 +276,7 @@ def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int]] | None:
             cand[k] = m
             if not m & (m - 1):
                 queue.append(k)
-    return cand, queue
+    return cand, queue, puzzle.cells.count(0)
 
 
 def _blame(weights: list[int], failure: int, t: Tables) -> None:
@@ -310,52 +317,51 @@ class Fast(SearchBackend):
         shape = puzzle.shape
         t = tables(shape)
         check_every = t.check_every
-        nodes = guesses = contradictions = hidden = locked = depth = depth_max = 0
+        nodes = guesses = contradictions = locked = depth = depth_max = 0
+        tally = [0]  # hidden singles
         weights = [0] * len(t.units)  # contradictions seen per unit, for choosing cells
-        # Each branch: (candidates, cell, digits still to try there, depth below it).
-        stack: list[tuple[list[int], int, int, int]] = []
+        # Each branch: (candidates, open cells, cell, digits still to try there, its depth).
+        stack: list[tuple[list[int], int, int, int, int]] = []
         try:
             state = _start(puzzle, t)
             if state is None:
                 return
-            cand, queue = state
-            found = _settle(cand, queue, t)
-            if found < 0:
+            cand, queue, open_cells = state
+            open_cells = _settle(cand, queue, t, open_cells, tally)
+            if open_cells < 0:
                 return
-            hidden = found
             while True:
                 # `cand` is settled: solved, or reduced by locked candidates, or branched on.
-                counts = bytes(map(int.bit_count, cand)).translate(_HIDE_DECIDED)
-                fewest = min(counts)
-                if fewest == 255:
+                if not open_cells:
                     yield Grid(shape, tuple(map(t.digit_of.__getitem__, cand)))
                 else:
                     removed = _locked(cand, queue, t)
                     if removed > 0:
                         locked += removed
-                        found = _settle(cand, queue, t)
-                        if found >= 0:
-                            hidden += found
+                        open_cells = _settle(cand, queue, t, open_cells, tally)
+                        if open_cells >= 0:
                             continue
-                    else:
-                        found = removed
-                    if found < 0:
+                    elif removed < 0:
+                        open_cells = removed
+                    if open_cells < 0:
                         contradictions += 1
-                        _blame(weights, found, t)
+                        _blame(weights, open_cells, t)
                     else:
+                        counts = bytes(map(int.bit_count, cand)).translate(_HIDE_DECIDED)
+                        fewest = min(counts)
                         k = counts.index(fewest)
                         if contradictions:  # weights exist: prefer cells where search failed
                             k = _branch_cell(counts, fewest, weights, t)
                         guesses += 1
                         depth_max = max(depth_max, depth + 1)
-                        stack.append((cand, k, cand[k], depth + 1))
+                        stack.append((cand, open_cells, k, cand[k], depth + 1))
                 # Try the next digit of the innermost open branch.
                 while stack:
-                    cand, k, todo, depth = stack[-1]
+                    cand, open_cells, k, todo, depth = stack[-1]
                     bit = todo & -todo
                     todo ^= bit
                     if todo:
-                        stack[-1] = (cand, k, todo, depth)
+                        stack[-1] = (cand, open_cells, k, todo, depth)
                         cand = cand[:]
                     else:
                         stack.pop()
@@ -364,12 +370,11 @@ class Fast(SearchBackend):
                         deadline.check()
                     cand[k] = bit
                     queue = [k]
-                    found = _settle(cand, queue, t)
-                    if found >= 0:
-                        hidden += found
+                    open_cells = _settle(cand, queue, t, open_cells, tally)
+                    if open_cells >= 0:
                         break
                     contradictions += 1
-                    _blame(weights, found, t)
+                    _blame(weights, open_cells, t)
                 else:
                     depth = 0
                     return
@@ -379,7 +384,7 @@ class Fast(SearchBackend):
                 guesses=guesses,
                 backtracks=nodes - depth,
                 contradictions=contradictions,
-                hidden_singles=hidden,
+                hidden_singles=tally[0],
                 locked_eliminations=locked,
                 max_depth=depth_max,
             )
