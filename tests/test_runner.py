@@ -272,3 +272,24 @@ time.sleep(120)
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, 9)
+
+
+@pytest.mark.slow  # starts a dask cluster (a few seconds)
+def test_dask_executor_has_the_same_semantics():
+    pytest.importorskip("distributed")
+    from sudokubench.harness.runner import DaskExecutor
+
+    tasks = [task(k, "backtracking") for k in range(6)]
+    tasks += [
+        task(10, "fake_backends:SleepForever", timeout=0.5),
+        task(11, "fake_backends:KillSelf"),
+        task(12, "fake_backends:Crash"),
+    ]
+    with DaskExecutor(jobs=2, batch_size=2, grace=0.5) as executor:
+        outcomes = by_id(list(executor.run(tasks)))
+    assert set(outcomes) == {0, 1, 2, 3, 4, 5, 10, 11, 12}
+    for k in range(6):
+        assert_solved_telegram(outcomes[k])
+    assert outcomes[10].status == "timeout" and 1.0 <= outcomes[10].wall_s < 1.5
+    assert (outcomes[11].status, outcomes[11].message) == ("error", "worker died: exit 3")
+    assert outcomes[12].message == "RuntimeError: fake crash inside solve"
