@@ -407,7 +407,7 @@ def compare(
 
     db = Path(db)
     grids: dict[str, Grid] = {}
-    store = Store(db)
+    store = Store(db, create=resume is None)
     try:
         if resume is not None:
             run = store.run(resume)
