@@ -97,7 +97,9 @@ def generate_puzzles(
     try:
         start = 0
         while found < count and start < limit:
-            numbers = range(start, min(start + batch, limit))
+            # Without a level every attempt is kept: make no more than are still wanted.
+            size = batch if request.level is not None else min(batch, count - found)
+            numbers = range(start, min(start + size, limit))
             results = pool.imap(work, numbers) if pool else map(work, numbers)
             for generated in results:
                 if request.level is None or generated.rating.level == request.level:
