@@ -73,6 +73,8 @@ class Tables:
     units: tuple[tuple[int, ...], ...]
     unit_cells: tuple[Any, ...]  # itemgetter of each unit's cells
     cell_units: tuple[tuple[int, int, int], ...]  # unit numbers (row, column, box) of each cell
+    unit_bits: tuple[int, ...]  # the units of each cell as bits of a unit set
+    all_units: int  # the set of every unit
     digit_of: dict[int, int]  # the digit of a placed cell's value
     check_every: int
     segments: tuple[Any, ...]  # itemgetter of each box-line intersection (rows, then columns)
@@ -101,6 +103,10 @@ def tables(shape: Shape) -> Tables:
         units=shape.units,
         unit_cells=tuple(itemgetter(*unit) for unit in shape.units),
         cell_units=tuple((r, n + c, 2 * n + b) for r, c, b in shape.cell_units),
+        unit_bits=tuple(
+            (1 << r) | (1 << (n + c)) | (1 << (2 * n + b)) for r, c, b in shape.cell_units
+        ),
+        all_units=(1 << (3 * n)) - 1,
         digit_of={bits[d] << 1: d for d in range(1, n + 1)},
         check_every=max(1, CHECK_CELLS // shape.cells),
         **_intersections(shape),
@@ -189,22 +195,25 @@ def _locked(cand: list[int], queue: list[int], t: Tables) -> int:
     return removed
 
 
-def _settle(cand: list[int], queue: list[int], t: Tables, open_cells: int, tally: list[int]) -> int:
+def _settle(
+    cand: list[int], queue: list[int], t: Tables, open_cells: int, tally: list[int], dirty: int
+) -> int:
     """Propagate naked and hidden singles to a fixpoint; the cells left open, or < 0.
 
     `queue` holds cells decided but not yet removed from their peers; `open_cells` counts the
-    cells not yet placed (queued ones included). A placed cell holds its digit's bit shifted
-    up by one (`v << 1`): still one bit, but its field counts 2, so a unit sum tells placed
-    digits (2) from hidden singles (1) without a separate mask. Once every cell is placed the
-    grid is a solution (no digit was ever placed next to a peer holding it), so the sweep
-    stops. `tally[0]` counts the hidden singles. A negative result is a contradiction and names
-    its place (see `_blame`): `-1 - u` when unit u has no room for a digit,
-    `-1 - len(units) - k` when cell k has no candidate left.
+    cells not yet placed (queued ones included); `dirty` is the set of units (bit u for unit
+    u) where a cell lost candidates since the unit was last swept: only those can hold a new
+    hidden single or a new contradiction. A placed cell holds its digit's bit shifted up by
+    one (`v << 1`): still one bit, but its field counts 2, so a unit sum tells placed digits
+    (2) from hidden singles (1) without a separate mask. Once every cell is placed the grid is
+    a solution (no digit was ever placed next to a peer holding it), so the sweep stops.
+    `tally[0]` counts the hidden singles. A negative result is a contradiction and names its
+    place (see `_blame`): `-1 - u` when unit u has no room for a digit, `-1 - len(units) - k`
+    when cell k has no candidate left.
     """
-    peers, units, unit_cells = t.peers, t.units, t.unit_cells
+    peers, units, unit_cells, unit_bits = t.peers, t.units, t.unit_cells, t.unit_bits
     ones, plus_one, plus_two, shift = t.ones, t.plus_one, t.plus_two, t.width - 1
     count = len(units)
-    quiet = u = 0
     while True:
         while queue:
             k = queue.pop()
@@ -218,17 +227,20 @@ def _settle(cand: list[int], queue: list[int], t: Tables, open_cells: int, tally
                     if not m:
                         return -1 - count - p
                     cand[p] = m
+                    dirty |= unit_bits[p]
                     if not m & (m - 1):
                         queue.append(p)
-        if quiet == count or not open_cells:
+        if not dirty or not open_cells:
             return open_cells
+        low = dirty & -dirty
+        dirty ^= low
+        u = low.bit_length() - 1
         total = sum(unit_cells[u](cand))  # per digit field: cells that can take it, 2 if placed
         somewhere = (total + plus_one) & ones
         if somewhere != ones:
             return -1 - u
         hidden = (somewhere & ~(total + plus_two)) >> shift
         if hidden:
-            quiet = 0
             unit = units[u]
             while hidden:
                 bit = hidden & -hidden
@@ -236,14 +248,10 @@ def _settle(cand: list[int], queue: list[int], t: Tables, open_cells: int, tally
                 for k in unit:
                     if cand[k] & bit:
                         cand[k] = bit
+                        dirty |= unit_bits[k]
                         queue.append(k)
                         tally[0] += 1
                         break
-        else:
-            quiet += 1
-        u += 1
-        if u == count:
-            u = 0
 
 
 def _start(puzzle: Grid, t: Tables) -> tuple[list[int], list[int], int] | None:
@@ -327,7 +335,7 @@ class Fast(SearchBackend):
             if state is None:
                 return
             cand, queue, open_cells = state
-            open_cells = _settle(cand, queue, t, open_cells, tally)
+            open_cells = _settle(cand, queue, t, open_cells, tally, t.all_units)
             if open_cells < 0:
                 return
             while True:
@@ -338,7 +346,7 @@ class Fast(SearchBackend):
                     removed = _locked(cand, queue, t)
                     if removed > 0:
                         locked += removed
-                        open_cells = _settle(cand, queue, t, open_cells, tally)
+                        open_cells = _settle(cand, queue, t, open_cells, tally, t.all_units)
                         if open_cells >= 0:
                             continue
                     elif removed < 0:
@@ -370,7 +378,7 @@ class Fast(SearchBackend):
                         deadline.check()
                     cand[k] = bit
                     queue = [k]
-                    open_cells = _settle(cand, queue, t, open_cells, tally)
+                    open_cells = _settle(cand, queue, t, open_cells, tally, t.unit_bits[k])
                     if open_cells >= 0:
                         break
                     contradictions += 1
