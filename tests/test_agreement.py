@@ -98,6 +98,21 @@ def dug_puzzles(box_rows: int, box_cols: int, count: int) -> tuple[tuple[Grid, G
     return tuple(pairs)
 
 
+@cache
+def quickly_dug(box_rows: int, box_cols: int) -> PuzzleRecord:
+    """A puzzle with its solution, for big grids: a cell is removed only if it is a naked single
+    at that moment, so filling the removed cells back in reverse order is forced at each step
+    (unique and known, if less open than `dug_puzzles`)."""
+    shape = Shape(box_rows, box_cols)
+    rng = random.Random(box_rows * 100 + box_cols)
+    solution = shuffled(pattern_grid(shape), rng)
+    cells = list(solution.cells)
+    for k in rng.sample(range(shape.cells), shape.cells):
+        if len({cells[p] for p in shape.peers[k]} - {0}) == shape.n - 1:
+            cells[k] = 0
+    return PuzzleRecord(f"{shape}-quickly-dug", Grid(shape, tuple(cells)), 1, solution)
+
+
 def dug_records(box_rows: int, box_cols: int, count: int) -> list[PuzzleRecord]:
     """`dug_puzzles` as records with their known solution."""
     return [
@@ -145,6 +160,7 @@ SAMPLES = {
     "6x6": Sample(lambda: dug_records(2, 3, 4), n=6),
     "8x8": Sample(lambda: dug_records(2, 4, 2), n=8),
     "12x12": Sample(lambda: dug_records(3, 4, 2), n=12),
+    "25x25": Sample(lambda: [quickly_dug(5, 5)], n=25),
 }
 
 SLOW_SAMPLES = {
