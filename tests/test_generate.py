@@ -111,11 +111,13 @@ def test_dig_keeps_a_clue_that_is_needed() -> None:
 
 @pytest.mark.parametrize("symmetry", list(Symmetry), ids=lambda s: s.value)
 def test_symmetry_is_kept(symmetry: Symmetry) -> None:
-    for box_rows, box_cols in ((2, 3), (3, 3)):
-        puzzle, solution = generated(box_rows, box_cols, symmetry=symmetry)
+    for case in CASES:
+        puzzle, solution = generated(*case, symmetry=symmetry)
         assert is_symmetric(puzzle, symmetry)
         assert count_solutions(get_backend(DEFAULT_BACKEND), puzzle) == 1
         assert is_solution(solution, puzzle)
+        if case[2] is not None:
+            assert case[2] - 4 < puzzle.givens <= case[2]  # an orbit has at most 4 cells
 
 
 def test_symmetry_orbits() -> None:
@@ -132,14 +134,22 @@ def test_symmetry_orbits() -> None:
 
 
 @pytest.mark.parametrize("symmetry", [Symmetry.NONE, Symmetry.ROT180], ids=lambda s: s.value)
-def test_minimal_when_asked(symmetry: Symmetry) -> None:
-    puzzle, _solution = generated(3, 3, symmetry=symmetry, minimal=True)
+@pytest.mark.parametrize("box", [(2, 2), (2, 3), (3, 3)], ids=lambda b: f"{b[0] * b[1]}")
+def test_minimal_when_asked(box: tuple[int, int], symmetry: Symmetry) -> None:
+    puzzle, _solution = generated(*box, symmetry=symmetry, minimal=True)
     assert is_symmetric(puzzle, symmetry)
     assert is_minimal(puzzle)
     solver = get_backend(DEFAULT_BACKEND)
     for k, d in enumerate(puzzle.cells):
         if d:
             assert count_solutions(solver, puzzle.with_value(k, 0)) == 2
+
+
+def test_minimal_with_a_clue_target() -> None:
+    """--minimal --clues N: a full dig, kept when it has at most N givens."""
+    puzzle, _solution = make_puzzle(shape_of(3, 3), 4, minimal=True, clues=24)
+    assert puzzle.givens <= 24
+    assert is_minimal(puzzle)
 
 
 def test_symmetric_dig_can_leave_redundant_clues() -> None:
@@ -164,11 +174,11 @@ def test_clue_target() -> None:
 
 
 def test_same_seed_same_puzzle() -> None:
-    for box_rows, box_cols in ((2, 2), (2, 3), (3, 3)):
+    for box_rows, box_cols, clues in CASES:
         shape = shape_of(box_rows, box_cols)
-        first = make_puzzle(shape, 99, symmetry=Symmetry.ROT180)
-        assert make_puzzle(shape, 99, symmetry=Symmetry.ROT180) == first
-        assert make_puzzle(shape, 100, symmetry=Symmetry.ROT180) != first
+        first = make_puzzle(shape, 99, symmetry=Symmetry.ROT180, clues=clues)
+        assert make_puzzle(shape, 99, symmetry=Symmetry.ROT180, clues=clues) == first
+        assert make_puzzle(shape, 100, symmetry=Symmetry.ROT180, clues=clues) != first
 
 
 def test_both_uniqueness_proofs_dig_the_same_puzzle() -> None:

@@ -27,7 +27,8 @@ be removed later either: one pass over all cells without symmetry or a clue targ
 **minimal** puzzle (every remaining clue is necessary). With a symmetry, whole orbits are
 removed, so a single clue of an orbit may still be redundant; `is_minimal` checks each clue and
 `make_puzzle(minimal=True)` draws new grids until the symmetric puzzle is also minimal. With a
-target clue count the dig stops once the puzzle has that many givens or fewer.
+target clue count the dig stops once the puzzle has that many givens or fewer; with a target
+and `minimal`, the dig goes to the end and grids are drawn until one has few enough givens.
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ def dig(
 ) -> Grid:
     """A unique puzzle whose solution is `solution`, emptied one orbit at a time at random.
 
-    Stops early once the puzzle has at most `clues` givens; otherwise every orbit is tried
+    Stops early once the puzzle has at most `clues` givens (an orbit of several cells may take
+    it a little below); otherwise every orbit is tried
     once (which makes the result minimal when `symmetry` is NONE).
     """
     if method not in METHODS:
@@ -201,8 +203,6 @@ def dig(
     for orbit in order:
         if clues is not None and givens <= clues:
             break
-        if clues is not None and givens - len(orbit) < clues:
-            continue
         counters.tried += 1
         for k in orbit:
             cells[k] = 0
@@ -276,7 +276,7 @@ def make_puzzle(
 ) -> tuple[Grid, Grid]:
     """A random unique puzzle of `shape` and its solution; the same seed gives the same pair.
 
-    `clues` and `minimal` (with a symmetry, or with a clue target) may need several grids:
+    `clues` and `minimal` (with a symmetry) may need several grids:
     after `MAX_TRIES` a GenerationError says how close it came.
     """
     rng = make_rng(seed)
@@ -288,7 +288,7 @@ def make_puzzle(
             solution,
             rng,
             symmetry=symmetry,
-            clues=clues,
+            clues=None if minimal else clues,
             backend=solver,
             method=method,
             counters=counters,
@@ -296,13 +296,13 @@ def make_puzzle(
         fewest = min(fewest, puzzle.givens)
         if clues is not None and puzzle.givens > clues:
             continue
-        needs_check = symmetry is not Symmetry.NONE or clues is not None
-        if minimal and needs_check and redundant_clues(puzzle, solution, solver):
+        if minimal and symmetry is not Symmetry.NONE and redundant_clues(puzzle, solution, solver):
             continue
         return puzzle, solution
     wanted = [f"at most {clues} givens"] if clues is not None else []
     if minimal:
-        wanted.append(f"minimal with symmetry {symmetry.value}")
+        plain = symmetry is Symmetry.NONE
+        wanted.append("minimal" if plain else f"minimal with symmetry {symmetry.value}")
     raise GenerationError(
         f"no {shape.n}x{shape.n} puzzle {' and '.join(wanted)} in {MAX_TRIES} grids "
         f"(fewest givens: {fewest})"
