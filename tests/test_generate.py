@@ -272,6 +272,19 @@ def test_generate_command_is_reproducible(capsys) -> None:
         assert count_solutions(get_backend(DEFAULT_BACKEND), Grid.parse(line)) == 1
 
 
+def test_generate_command_complete_grids(capsys) -> None:
+    argv = ["generate", "--complete", "--box", "2x4", "-n", "3", "--seed", "5"]
+    code, out, err = run(argv, capsys)
+    assert code == 0
+    assert "generated 3 8x8 complete grids" in err
+    grids = [Grid.parse(line) for line in out.split()]
+    assert len(set(grids)) == 3
+    for grid in grids:
+        assert grid.n == 8
+        assert is_solution(grid, Grid.empty(grid.shape))
+    assert run(argv, capsys)[1] == out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -280,6 +293,7 @@ def test_generate_command_is_reproducible(capsys) -> None:
         (["--size", "7"], "no box shape for a 7x7 grid"),
         (["--clues", "90"], "only 81 cells"),
         (["--backend", "nosuch"], "unknown backend"),
+        (["--complete", "--minimal"], "--complete writes whole grids"),
     ],
 )
 def test_generate_command_bad_usage(argv: list[str], message: str, capsys) -> None:

@@ -1,7 +1,8 @@
 """The puzzle commands: generate (unique puzzles at a level) and rate (level, score, steps).
 
 `generate` writes one puzzle a line (or `puzzle:1:solution` with --annotate, the annotated form
-`compare` reads) to stdout or --out FILE, and a one-line summary with the seed on stderr.
+`compare` reads; or random complete grids with --complete) to stdout or --out FILE, and a
+one-line summary with the seed on stderr.
 `rate` prints each puzzle's level, score and technique counts (--json: one object a line with
 `level`, `score`, `techniques`; --explain: every step in words). A puzzle with conflicting
 givens, no solution or several solutions is refused with one line on stderr and exit code 2.
@@ -31,7 +32,7 @@ from sudokubench.cli.app import (
     read_input,
     resolve_backend,
 )
-from sudokubench.generate.batch import Request, generate_puzzles, new_seed
+from sudokubench.generate.batch import Request, complete_grids, generate_puzzles, new_seed
 from sudokubench.generate.digging import GenerationError, Symmetry
 from sudokubench.generate.rating import TECHNIQUES, Level, Rating, RatingError, rate
 from sudokubench.grid import Shape
@@ -91,6 +92,9 @@ def generate(
     annotate: Annotated[
         bool, typer.Option("--annotate", help="Write puzzle:1:solution lines (for compare).")
     ] = False,
+    complete: Annotated[
+        bool, typer.Option("--complete", help="Write random complete grids, not puzzles.")
+    ] = False,
     backend: BackendOpt = DEFAULT_BACKEND,
 ) -> None:
     """Generate unique puzzles (proved by a counting backend), optionally of one level.
@@ -103,6 +107,10 @@ def generate(
     sym = _choice(Symmetry.parse, symmetry, "--symmetry")
     if clues is not None and clues > shape.cells:
         raise UsageFailure(f"--clues: a {shape.n}x{shape.n} grid has only {shape.cells} cells")
+    if complete and (level or minimal or clues is not None or sym is not Symmetry.NONE):
+        raise UsageFailure(
+            "--complete writes whole grids: no --difficulty, --minimal, --clues or --symmetry"
+        )
     resolve_backend(backend)
     run_seed = new_seed() if seed is None else seed
     request = Request(shape, level, sym, minimal, clues, backend)
@@ -110,8 +118,13 @@ def generate(
     written = 0
     handle = open(out, "w", encoding="utf-8") if out else sys.stdout  # noqa: SIM115
     try:
-        for made in generate_puzzles(request, count, run_seed, jobs=jobs):
-            print(made.annotated() if annotate else str(made.puzzle), file=handle, flush=True)
+        if complete:
+            lines = (str(grid) for grid in complete_grids(shape, count, run_seed))
+        else:
+            made = generate_puzzles(request, count, run_seed, jobs=jobs)
+            lines = (g.annotated() if annotate else str(g.puzzle) for g in made)
+        for line in lines:
+            print(line, file=handle, flush=True)
             written += 1
     except GenerationError as exc:
         raise fail(str(exc), 1) from None
@@ -120,8 +133,9 @@ def generate(
             handle.close()
     elapsed = time.perf_counter() - start
     what = f"{level} " if level else ""
+    noun = "complete grid" if complete else "puzzle"
     print(
-        f"generated {written} {what}{shape.n}x{shape.n} puzzle{'s' * (written != 1)} "
+        f"generated {written} {what}{shape.n}x{shape.n} {noun}{'s' * (written != 1)} "
         f"in {elapsed:.2f} s (seed {run_seed})",
         file=sys.stderr,
     )

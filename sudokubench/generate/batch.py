@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from sudokubench.generate.digging import GenerationError, Symmetry, make_puzzle
+from sudokubench.generate.grids import random_solution
 from sudokubench.generate.rating import Level, Rating, rate_with
 from sudokubench.grid import Grid, Shape
 from sudokubench.solvers import DEFAULT_BACKEND
 
-__all__ = ["Generated", "Request", "attempt", "generate_puzzles", "new_seed"]
+__all__ = ["Generated", "Request", "attempt", "complete_grids", "generate_puzzles", "new_seed"]
 
 #: Attempts per wanted puzzle before `generate_puzzles` gives up on a level.
 ATTEMPTS_PER_PUZZLE = 500
@@ -71,6 +72,12 @@ def attempt(request: Request, seed: int | str, j: int) -> Generated:
         backend=request.backend,
     )
     return Generated(j, puzzle, solution, rate_with(puzzle, solution))
+
+
+def complete_grids(shape: Shape, count: int, seed: int | str) -> Iterator[Grid]:
+    """`count` random complete grids; grid j comes from the generator seeded `"{seed}:{j}"`."""
+    for j in range(count):
+        yield random_solution(shape, random.Random(f"{seed}:{j}"))
 
 
 def generate_puzzles(
