@@ -105,8 +105,18 @@ def test_an_object_with_only_solve_gets_the_rest_of_the_protocol():
 
 
 def test_something_that_is_not_a_solver_is_refused():
-    with pytest.raises(TypeError, match="neither a Backend nor a function"):
+    with pytest.raises(UnknownBackendError, match="neither a Backend nor a function"):
         adapt(42, "pkg:answer")
+
+    class NeedsArguments:
+        def __init__(self, size):
+            self.size = size
+
+        def solve(self, puzzle, *, limit=1, timeout=None):
+            raise AssertionError("never called")
+
+    with pytest.raises(UnknownBackendError, match="cannot instantiate NeedsArguments"):
+        adapt(NeedsArguments, "pkg:NeedsArguments")
 
 
 def test_module_attr_names_a_plain_function():

@@ -65,12 +65,19 @@ QUOTE = 60
 
 
 def adapt(obj: object, name: str) -> Backend:
-    """The Backend for a class, an instance or a plain function named `name` (see module doc)."""
+    """The Backend for a class, an instance or a plain function named `name` (see module doc).
+
+    UnknownBackendError when `obj` is none of those or the class needs constructor arguments.
+    """
+    from sudokubench.solvers import UnknownBackendError
+
     if isinstance(obj, type):
         try:
             obj = obj()
         except TypeError as exc:
-            raise TypeError(f"backend {name!r}: cannot instantiate {obj.__name__}: {exc}") from None
+            raise UnknownBackendError(
+                f"backend {name!r}: cannot instantiate {obj.__name__}: {exc}"
+            ) from None
     solve = getattr(obj, "solve", None)
     if callable(solve):
         if isinstance(obj, Backend):
@@ -78,7 +85,7 @@ def adapt(obj: object, name: str) -> Backend:
         return _Completed(obj, name)
     if callable(obj):
         return FunctionBackend(obj, name)  # type: ignore[arg-type]
-    raise TypeError(
+    raise UnknownBackendError(
         f"backend {name!r}: {type(obj).__name__} is neither a Backend nor a function puzzle -> grid"
     )
 
