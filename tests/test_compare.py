@@ -168,10 +168,15 @@ def test_a_wrong_count_is_flagged_with_both_sides_and_exits_1(tmp_path):
     puzzles = write(tmp_path / "p.txt", [TELEGRAM, EASY[0]])
     db = tmp_path / "r.sqlite"
     done = cli(
-        "compare", str(puzzles), "-b", "fast,fake_backends:WrongCount", "--db", str(db), "--json"
-    )
+        "compare", str(puzzles), "-b", "fast,fake_backends:WrongCount", "-j", "2",
+        "--db", str(db), "--json",
+    )  # fmt: skip
     assert done.returncode == 1, done.stderr
+    assert "--jobs 2: timings share the CPU" in done.stderr
     data = json.loads(done.stdout)
+    # compare's report and report's (read back from the database) are the same
+    again = cli("report", "--db", str(db), "--format", "json")
+    assert again.returncode == 1 and json.loads(again.stdout) == data
     assert data["ok"] is False
     assert [d["puzzle_id"] for d in data["disagreements"]] == ["p.txt:1", "p.txt:2"]
     assert data["disagreements"][0]["sides"] == {"0": ["fake_backends:WrongCount"], "=1": ["fast"]}

@@ -21,10 +21,11 @@ How a run goes:
    hard timeouts by killing the worker). Outcomes arrive in completion order.
 3. **Check.** Each outcome's solutions are checked with `is_solution` in this process
    (`verify.check_answer`), and stored with its verdict through a batching writer (`store`).
-   When every task of a puzzle is in, its answers and the file's expected answer are
-   cross-checked (`verify.agree`) for the live count of disagreements.
-4. **Report.** The final report is built from the database alone (`report.build_report`), the
-   same way `sudokubench report` builds it, so both always say the same.
+   When every task of a puzzle is in, its answers (in task order) and the file's expected
+   answer are cross-checked (`cross_check`), which also feeds the live disagreement count.
+4. **Report.** The final report is built by `report.build_report`, the function `sudokubench
+   report` uses, from the same rows that were stored and the same `cross_check`, so both
+   always say the same (a test checks it).
 
 `--resume RUN` reloads the run's stored arguments, plans the same tasks, skips the task ids
 already stored and runs the rest: the finished run equals an uninterrupted one, timings aside.
@@ -47,6 +48,7 @@ from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Grid, Shape
 from sudokubench.harness.store import PuzzleRow, Store, StoreError, TaskRow
 from sudokubench.harness.verify import (
+    PuzzleVerdict,
     Voice,
     agree,
     check_answer,
@@ -352,31 +354,42 @@ class Progress:
         return rate * (self.total - self.done)
 
 
+def cross_check(puzzle: PuzzleRow, rows: Iterable[TaskRow]) -> PuzzleVerdict:
+    """Every stored answer about one puzzle, in task order, and the file's, cross-checked."""
+    voices = [voice_of(t) for t in sorted(rows, key=lambda t: t.task_id)]
+    if voice := file_voice(puzzle):
+        voices.append(voice)
+    return agree(puzzle.puzzle_id, voices)
+
+
 class _Tracker:
-    """Collects each puzzle's voices until its last task is in, then cross-checks them."""
+    """Keeps every row; cross-checks a puzzle as soon as its last task is in."""
 
     def __init__(
         self, puzzles: Sequence[PuzzleRow], tasks: Sequence[Task], progress: Progress
     ) -> None:
         self.progress = progress
         self.pending = Counter(t.puzzle_id for t in tasks)
-        self.voices: dict[str, list[Voice]] = {}
-        for p in puzzles:
-            self.voices[p.puzzle_id] = [voice] if (voice := file_voice(p)) else []
+        self.puzzles = {p.puzzle_id: p for p in puzzles}
+        self.by_puzzle: dict[str, list[TaskRow]] = {}
+        self.rows: list[TaskRow] = []
+        self.verdicts: dict[str, PuzzleVerdict] = {}
 
     def add(self, row: TaskRow, *, counted: bool = True) -> None:
         if counted:
             self.progress.done += 1
             self.progress.statuses[row.status] += 1
             self.progress.wrong += not row.valid
-        voices = self.voices[row.puzzle_id]
-        voices.append(voice_of(row))
+        self.rows.append(row)
+        rows = self.by_puzzle.setdefault(row.puzzle_id, [])
+        rows.append(row)
         self.pending[row.puzzle_id] -= 1
         if self.pending[row.puzzle_id] == 0:
-            verdict = agree(row.puzzle_id, voices)
-            if not verdict.agreed and any(p.kind == "disagree" for p in verdict.problems):
+            verdict = cross_check(self.puzzles[row.puzzle_id], rows)
+            self.verdicts[row.puzzle_id] = verdict
+            if any(p.kind == "disagree" for p in verdict.problems):
                 self.progress.disagreements += 1
-            del self.voices[row.puzzle_id]
+            del self.by_puzzle[row.puzzle_id]
 
 
 class Interrupted(Exception):
@@ -435,7 +448,9 @@ def compare(
         except KeyboardInterrupt:
             store.set_status(run_id, "interrupted")
             raise Interrupted(run_id, store.path) from None
-        report = build_report(store, run_id)
+        # The rows in memory are the rows stored: no need to read them back.
+        rows = sorted(tracker.rows, key=lambda t: t.task_id)
+        report = build_report(store, run_id, tasks=rows, verdicts=tracker.verdicts)
         store.set_status(run_id, "complete", disagreements=report.disagreement_count)
         return replace(report, run=store.run(run_id))
     finally:

@@ -1,8 +1,9 @@
 """Reports of a stored run: terminal table, Markdown, CSV, JSON and a self-contained HTML page.
 
-`build_report(store, run_id)` reads a run back from the database alone (so `compare` and
-`report` always say the same), cross-checks every puzzle's answers again (`verify.agree`),
-and summarizes per backend and per collection (`stats`). The renderers only format it:
+`build_report(store, run_id)` reads a run back from the database, cross-checks every puzzle's
+answers again (`harness.cross_check`), and summarizes per backend and per collection
+(`stats`); `compare` calls it with the rows it stored, so both always say the same. The
+renderers only format it:
 
 - `render_table` (rich; the terminal default), `render_markdown`, `render_csv` (one row per
   collection and backend, collection `all` first), `render_json` (`to_json()`: the keys of
@@ -38,7 +39,7 @@ from sudokubench.harness.stats import (
     warnings_for,
 )
 from sudokubench.harness.store import PuzzleRow, RunRow, Store, TaskRow
-from sudokubench.harness.verify import Problem, PuzzleVerdict, agree
+from sudokubench.harness.verify import Problem, PuzzleVerdict
 
 __all__ = [
     "FORMATS",
@@ -256,26 +257,33 @@ def _summaries(
     return tuple(rows)
 
 
-def build_report(store: Store, run_id: int | None = None) -> RunReport:
-    """Read a run (the latest when `run_id` is None) and cross-check and summarize it."""
-    from sudokubench.harness import CompareArgs, file_voice, voice_of
+def build_report(
+    store: Store,
+    run_id: int | None = None,
+    *,
+    tasks: Sequence[TaskRow] | None = None,
+    verdicts: dict[str, PuzzleVerdict] | None = None,
+) -> RunReport:
+    """Read a run (the latest when `run_id` is None) and cross-check and summarize it.
+
+    `compare` passes the rows it just stored (in task order) and their verdicts, so they are
+    not read back and checked again.
+    """
+    from sudokubench.harness import CompareArgs, cross_check
 
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
     puzzles = tuple(store.puzzles(run.id))
-    tasks = tuple(store.tasks(run.id))
-    by_puzzle: dict[str, list[TaskRow]] = defaultdict(list)
-    for t in tasks:
-        by_puzzle[t.puzzle_id].append(t)
-    verdicts = {}
-    for p in puzzles:
-        rows = by_puzzle.get(p.puzzle_id)
-        if not rows:
-            continue
-        voices = [voice_of(t) for t in rows]
-        if expected := file_voice(p):
-            voices.append(expected)
-        verdicts[p.puzzle_id] = agree(p.puzzle_id, voices)
+    tasks = tuple(store.tasks(run.id)) if tasks is None else tuple(tasks)
+    if verdicts is None:
+        by_puzzle: dict[str, list[TaskRow]] = defaultdict(list)
+        for t in tasks:
+            by_puzzle[t.puzzle_id].append(t)
+        verdicts = {
+            p.puzzle_id: cross_check(p, by_puzzle[p.puzzle_id])
+            for p in puzzles
+            if p.puzzle_id in by_puzzle
+        }
     backends = tuple(args.backends)
     pairs = _pairs(tasks)
     versions = run.machine.get("backends", {})
