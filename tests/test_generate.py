@@ -3,6 +3,7 @@ minimality, clue targets, seeds, worker processes, and the `generate` command.""
 
 from __future__ import annotations
 
+import random
 from functools import cache
 
 import pytest
@@ -67,6 +68,23 @@ def test_random_solution_25x25() -> None:
     shape = shape_of(5, 5)
     grid = random_solution(shape, 1)
     assert is_solution(grid, Grid.empty(shape))
+
+
+def naive_fill(shape: Shape, rng: random.Random) -> Grid:
+    """The source material's method: each cell in order gets a random digit still among its
+    candidates, 0 when none is left, and no going back."""
+    grid = Grid.empty(shape)
+    for k in range(shape.cells):
+        options = grid.candidates(k)
+        grid = grid.with_value(k, rng.choice(options) if options else 0)
+    return grid
+
+
+def test_the_naive_fill_dead_ends_where_ours_completes() -> None:
+    shape = shape_of(3, 3)
+    naive = [naive_fill(shape, random.Random(seed)) for seed in range(20)]
+    assert sum(not grid.is_complete() for grid in naive) >= 15  # zeros, as the source printed
+    assert all(random_solution(shape, seed).is_complete() for seed in range(20))
 
 
 def test_random_solution_is_reproducible_and_varied() -> None:
