@@ -325,3 +325,14 @@ def test_entry_points_are_listed_and_resolved(tmp_path):
     assert {"myplug", "myplug-never"} <= set(found["names"])
     assert found["solution"] == str(TELEGRAM_SOLUTION)
     assert found["never"] == ["never", "9.9", "never solves"]
+
+
+def test_the_python_plug_in_example_as_a_function_and_as_a_class(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    puzzle = Grid.parse(TELEGRAM)
+    assert get_backend("sudoku_plugin:solve").solve(puzzle).solution == TELEGRAM_SOLUTION
+    counted = get_backend("sudoku_plugin:Counting").solve(Grid.parse(MULTIPLE), limit=100)
+    assert (counted.status, counted.count, counted.exhaustive) == (Status.SOLVED, 28, True)
+    assert get_backend("sudoku_plugin:solve").solve(Grid.parse(CONFLICTING)).status is (
+        Status.UNSATISFIABLE
+    )
