@@ -66,7 +66,8 @@ def main() -> None:
     n = len(puzzles)
     print(
         f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
-        f"batch {opts.batch_size}, {opts.rounds} rounds, {os.cpu_count()} CPUs"
+        f"batch {opts.batch_size}, {opts.rounds} rounds, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}"
     )
     times: dict[str, list[float]] = {"direct": [], "jobs 1": [], "jobs 2": []}
     for r in range(opts.rounds):

@@ -517,11 +517,3 @@ def _run_on_dask_worker(batch: list[Task], grace: float | None) -> list[Outcome]
     if pool is None:
         pool = _dask_pools.pool = LocalPool(jobs=1, grace=grace)
     return list(pool.run(batch))
-
-
-def cpu_count() -> int:
-    """CPUs this process may use (affinity-aware where the platform says)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
