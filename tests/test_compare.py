@@ -192,17 +192,29 @@ def test_an_annotated_count_that_a_backend_contradicts_is_flagged(tmp_path):
     assert "p.txt:2" not in done.stdout.split("DISAGREE p.txt:1")[1]
 
 
-def test_bad_usage_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("compare", "{p}", "-b", "nosuchbackend"),
+        ("compare", "{missing}", "-b", "fast"),
+        ("compare", "{p}", "-b", "fast", "--baseline", "dlx"),
+        ("compare", "--resume", "1"),
+        ("report",),
+        ("report", "--format", "pdf"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys, args):
+    from sudokubench.cli import main
+
     puzzles = write(tmp_path / "p.txt", [TELEGRAM])
-    db = str(tmp_path / "r.sqlite")
-    for args in (
-        ("compare", str(puzzles), "-b", "nosuchbackend", "--db", db),
-        ("compare", str(tmp_path / "missing.txt"), "-b", "fast", "--db", db),
-        ("report", "--db", str(tmp_path / "none.sqlite")),
-    ):
-        done = cli(*args)
-        assert done.returncode == 2, (args, done.stderr)
-        assert done.stderr.count("\n") == 1 and done.stderr.startswith("sudokubench: error:")
+    names = {"p": str(puzzles), "missing": str(tmp_path / "missing.txt")}
+    argv = [a.format(**names) for a in args] + ["--db", str(tmp_path / "none.sqlite")]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2, err
+    assert err.count("\n") == 1 and err.startswith("sudokubench: error:")
+    assert not (tmp_path / "none.sqlite").exists()
 
 
 def test_kill_9_then_resume_completes_without_duplicates(tmp_path):
@@ -210,7 +222,8 @@ def test_kill_9_then_resume_completes_without_duplicates(tmp_path):
     puzzles = write(tmp_path / "p.txt", lines)
     args = ["-b", "fake_backends:SlowHonest,fast", "--limit", "2"]
     whole_db, cut_db = tmp_path / "whole.sqlite", tmp_path / "cut.sqlite"
-    assert cli("compare", str(puzzles), *args, "--db", str(whole_db)).returncode == 0
+    whole = CompareArgs(files=(str(puzzles),), backends=("fake_backends:SlowHonest", "fast"))
+    assert compare(whole, db=whole_db).ok
 
     proc = popen("compare", str(puzzles), *args, "--db", str(cut_db))
     wait_for_rows(cut_db, 6, proc)
@@ -248,24 +261,24 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path):
 
 
 def test_report_reads_a_run_while_it_is_written(tmp_path):
-    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 10)  # 30 tasks of 0.2 s
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 7)  # 21 tasks of 0.2 s
     db = tmp_path / "r.sqlite"
     proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
     try:
         wait_for_rows(db, 2, proc)
         with Store(db, create=False) as reader:
             assert reader.run(1).status == "running"
-            assert 0 < len(build_report(reader, 1).tasks) < 30
+            assert 0 < len(build_report(reader, 1).tasks) < 21
         seen = cli("report", "--db", str(db), "--format", "json")
         assert seen.returncode == 0, seen.stderr
         data = json.loads(seen.stdout)
-        assert data["status"] == "running" and 0 < data["missing"] < 30
+        assert data["status"] == "running" and 0 < data["missing"] < 21
         assert all(r["status"] == "solved" for r in data["results"])
     finally:
         proc.wait(timeout=60)
     assert proc.returncode == 0
     final = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
-    assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 30
+    assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 21
 
 
 def test_the_showcase_runs_when_no_file_is_given(tmp_path):

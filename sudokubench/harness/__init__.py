@@ -420,6 +420,9 @@ def compare(
 
     db = Path(db)
     grids: dict[str, Grid] = {}
+    if resume is None:  # bad input stops the run before the database is touched
+        args = _with_backends(args)
+        puzzles = load_puzzles(args, grids)
     store = Store(db, create=resume is None)
     try:
         if resume is not None:
@@ -430,8 +433,6 @@ def compare(
             run_id = resume
             store.set_status(run_id, "running")
         else:
-            args = _with_backends(args)
-            puzzles = load_puzzles(args, grids)
             run_id = store.new_run(args.to_json(), machine_info(args.backends))
             store.add_puzzles(run_id, puzzles)
         try:
