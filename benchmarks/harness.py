@@ -5,7 +5,8 @@
     python benchmarks/harness.py --count 1000 --rounds 1 --backend dlx
 
 Every round measures the three side by side (direct, jobs 1, jobs 2) on the same puzzles, so
-machine noise hits all three; the medians over the rounds and their ratios are printed.
+machine noise hits all three; the medians over the rounds and their ratios are printed, with
+the load average (other programs running on the same CPUs make both ratios worse).
 `compare` is timed end to end through its Python API (planning, worker start-up, checking
 every answer with `is_solution`, cross-checking, SQLite writes, the final report), with
 `--limit 2` like the direct loop. Targets: jobs 1 at least 70% of the direct loop's throughput;
@@ -25,6 +26,11 @@ from pathlib import Path
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.solvers import get_backend
+
+
+def _load() -> str:
+    """The 1-minute load average (the CPUs' queue beside this benchmark)."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def direct(backend_name: str, puzzles: list, limit: int, timeout: float) -> float:
@@ -68,7 +74,7 @@ def main() -> None:
     n = len(puzzles)
     print(
         f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
-        f"{opts.rounds} rounds, {os.cpu_count()} CPUs"
+        f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {_load()}"
     )
     times: dict[str, list[float]] = {"direct": [], "jobs 1": [], "jobs 2": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,6 +97,7 @@ def main() -> None:
     print()
     print(f"jobs 1 throughput / direct loop: {jobs1:.0%}  (target >= 70%)")
     print(f"jobs 2 throughput / jobs 1:      {jobs2:.2f}x (target >= 1.7x)")
+    print(f"load average at the end: {_load()} (other programs share the CPUs)")
 
 
 if __name__ == "__main__":
