@@ -260,7 +260,46 @@ def uniqueness_run(backends: dict[str, Backend], size: int | None) -> list[str]:
             f"mean {statistics.fmean(times) * 1e3:.3f} ms, max {max(times) * 1e3:.0f} ms, "
             f"{len(records) - wrong} proved unique, {wrong} mismatches"
         )
+        if name == REFERENCE and len(records) == CLUE17_PUZZLES:
+            verdict = "met" if total < CLUE17_TARGET_S else "NOT MET"
+            print(f"17clue: {total:.1f} s (target < {CLUE17_TARGET_S:.0f} s): {verdict}")
     return problems
+
+
+#: The README's targets: fast at least this many times faster than norvig (median per puzzle).
+SPEEDUP_TARGETS = {"easy50": 10.0, "top95": 3.0, "top1465": 3.0}
+#: ... and fast's median ms per puzzle below this.
+MEDIAN_TARGETS_MS = {"hexadoku1500": 10.0}
+#: ... and the full 17-clue uniqueness run below this many seconds.
+CLUE17_TARGET_S = 90.0
+CLUE17_PUZZLES = 49_158
+
+
+def targets(results: dict[str, dict[tuple[int, str], Tally]]) -> list[str]:
+    """The targets these results can judge, each marked met or NOT MET."""
+    lines = []
+    for name, tallies in results.items():
+        for (limit, backend_name), tally in tallies.items():
+            if backend_name != REFERENCE:
+                continue
+            fast_ms = statistics.median(tally.times) * 1e3
+            norvig = tallies.get((limit, "norvig"))
+            if name in SPEEDUP_TARGETS and norvig is not None:
+                ratio = statistics.median(norvig.times) * 1e3 / fast_ms
+                goal = SPEEDUP_TARGETS[name]
+                verdict = "met" if ratio >= goal else "NOT MET"
+                lines.append(
+                    f"{name} limit {limit}: fast {ratio:.1f}x faster than norvig "
+                    f"(target >= {goal:.0f}x): {verdict}"
+                )
+            if name in MEDIAN_TARGETS_MS:
+                goal = MEDIAN_TARGETS_MS[name]
+                verdict = "met" if fast_ms < goal else "NOT MET"
+                lines.append(
+                    f"{name} limit {limit}: fast median {fast_ms:.2f} ms "
+                    f"(target < {goal:.0f} ms): {verdict}"
+                )
+    return lines
 
 
 def machine() -> str:
@@ -302,15 +341,20 @@ def main(argv: list[str] | None = None) -> int:
     else:
         limits = [int(x) for x in args.limits.split(",")]
         problems = []
+        results = {}
         for name in args.collections.split(","):
             started = time.perf_counter()
             tallies, found, count = run_collection(
                 name, backends, limits, args.sample, args.timeout, args.contrast.split(",")
             )
             problems += found
+            results[name] = tallies
             print()
             print(table(name, count, tallies, args.markdown))
             print(f"({name}: {time.perf_counter() - started:.0f} s)")
+        print()
+        for line in targets(results):
+            print(line)
     print()
     for problem in itertools.islice(problems, 50):
         print("MISMATCH", problem)
