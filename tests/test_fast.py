@@ -93,6 +93,15 @@ def test_empty_4x4_has_288_solutions():
     assert all(is_solution(s, empty) for s in result.solutions)
 
 
+@pytest.mark.parametrize(("box_cols", "squares"), [(2, 2), (3, 12), (4, 576)])
+def test_one_row_boxes_count_latin_squares(box_cols, squares):
+    """With 1xN boxes the box rule repeats the row rule: the solutions are the Latin squares."""
+    empty = Grid.empty(Shape(1, box_cols))
+    result = FAST.solve(empty, limit=1000)
+    assert (result.count, result.exhaustive) == (squares, True)
+    assert len(set(result.solutions)) == squares
+
+
 def test_6x6_with_first_row_given_has_39168_solutions():
     """28,200,960 6x6 grids, and relabelling digits maps them 720-to-1 onto a fixed first row."""
     shape = shape_of(2, 3)
