@@ -84,6 +84,7 @@ def _fill(shape: Shape, rng: random.Random, budget: int) -> Grid:
         return best, best_mask
 
     def place() -> bool:
+        """Fill the rest of the grid (True), or undo this level and say it cannot (False)."""
         nonlocal nodes
         if not empty:
             return True
