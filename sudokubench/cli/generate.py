@@ -143,7 +143,7 @@ def generate(
 
 def _summary(rating: Rating) -> str:
     used = ", ".join(f"{_TITLES[key]} x{times}" for key, times in rating.techniques.items())
-    return f"{rating.level} (score {rating.score}): {used}"
+    return f"{rating.level} (score {rating.score}): {used or 'no empty cell'}"
 
 
 @app.command(name="rate")
