@@ -41,6 +41,13 @@ _HORIZONTAL = (
 )
 
 
+def _style(i: int, count: int) -> dict[str, object]:
+    """Line colour and style of the i-th of `count` backends: distinct up to 40 backends."""
+    if count <= 10:
+        return {"color": f"C{i}"}
+    return {"color": plt.get_cmap("tab20")(i % 20), "linestyle": ("-", "--")[i // 20 % 2]}
+
+
 def _times(report: RunReport, backend: str) -> dict[str, float]:
     """Per puzzle id, the backend's time on the puzzles it finished."""
     return {p.puzzle_id: p.time for p in report.pairs.get(backend, []) if p.finished}
@@ -50,11 +57,18 @@ def cactus(report: RunReport) -> Figure:
     """Puzzles finished (y) within a time per puzzle (x, log) for each backend."""
     fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
     total = len(report.puzzles)
-    for backend in report.backends:
+    for i, backend in enumerate(report.backends):
         times = sorted(_times(report, backend).values())
         if not times:
             continue
-        ax.step(times, range(1, len(times) + 1), where="post", label=backend, linewidth=1.4)
+        ax.step(
+            times,
+            range(1, len(times) + 1),
+            where="post",
+            label=backend,
+            linewidth=1.4,
+            **_style(i, len(report.backends)),
+        )
     ax.set_xscale("log")
     ax.set_xlabel("time per puzzle (s, log scale)")
     ax.set_ylabel(f"puzzles finished (of {total})")
