@@ -3,6 +3,7 @@ levels of known collections, refusals, and the `rate` command."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -365,6 +366,16 @@ def test_rate_command_json(capsys) -> None:
     assert set(obj) == {"id", "level", "score", "techniques"}
     assert obj["level"] == str(rate(Grid.parse(TELEGRAM)).level)
     assert obj["score"] == sum(t.weight * obj["techniques"].get(t.key, 0) for t in TECHNIQUES)
+
+
+def test_rate_command_json_steps_from_stdin(capsys, monkeypatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(TELEGRAM + "\n"))
+    code, out, _ = run(["rate", "-", "--json", "--explain"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    rating = rate(Grid.parse(TELEGRAM))
+    assert [s["technique"] for s in obj["steps"]] == [s.technique for s in rating.steps]
+    assert obj["steps"][0]["text"] == rating.steps[0].text
 
 
 def test_rate_command_explain(capsys) -> None:

@@ -4,7 +4,8 @@
 `compare` reads; or random complete grids with --complete) to stdout or --out FILE, and a
 one-line summary with the seed on stderr.
 `rate` prints each puzzle's level, score and technique counts (--json: one object a line with
-`level`, `score`, `techniques`; --explain: every step in words). A puzzle with conflicting
+`id`, `level`, `score`, `techniques`, and with --explain `steps`: `technique` and `text` of
+each; --explain alone: every step in words). A puzzle with conflicting
 givens, no solution or several solutions is refused with one line on stderr and exit code 2.
 """
 
@@ -175,7 +176,9 @@ def rate_command(
         if as_json:
             obj = {"id": record.id, **rating.to_json()}
             if explain:
-                obj["steps"] = [step.text for step in rating.steps]
+                obj["steps"] = [
+                    {"technique": step.technique, "text": step.text} for step in rating.steps
+                ]
             emit_json(obj)
             continue
         print(f"{label}{_summary(rating)}")
