@@ -7,7 +7,12 @@ This isolates the executor (worker start-up, batches over pipes, one message bac
 deadline bookkeeping): no checking, no storage, no report. `benchmarks/harness.py` measures the
 whole `compare`. Each round runs the three side by side on the same puzzles, so machine noise
 hits all three; medians over the rounds and their ratios are printed. Pool times include
-starting the workers (a fresh pool per run), as a `compare` run pays it.
+starting the workers (a fresh pool per run), as a `compare` run pays it; the direct loop
+includes reading each puzzle's line, as a worker does.
+
+Wall time on a shared machine moves with the other load, so it also prints CPU seconds (Linux:
+the parent's plus every worker's, read from /proc before the pool closes): the pool's CPU
+overhead over the direct loop does not depend on how busy the machine is.
 """
 
 from __future__ import annotations
@@ -17,33 +22,43 @@ import itertools
 import os
 import statistics
 import time
+from pathlib import Path
 
-from sudokubench.formats import collection_path, read_puzzles
+from sudokubench.formats import collection_path, parse_grid, read_puzzles
 from sudokubench.harness.runner import DEFAULT_BATCH_SIZE, LocalPool, Task
 from sudokubench.solvers import get_backend
 
 
-def direct(backend_name: str, puzzles: list[str], limit: int, timeout: float) -> float:
-    """Seconds to solve every puzzle calling the backend in a loop in this process."""
-    from sudokubench.formats import parse_grid
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+
+def direct(
+    backend_name: str, puzzles: list[str], limit: int, timeout: float
+) -> tuple[float, float]:
+    """Wall and CPU seconds to read and solve every puzzle in a loop in this process."""
     backend = get_backend(backend_name)
-    grids = [parse_grid(p) for p in puzzles]
-    start = time.perf_counter()
-    for grid in grids:
-        backend.solve(grid, limit=limit, timeout=timeout)
-    return time.perf_counter() - start
+    cpu, start = time.process_time(), time.perf_counter()
+    for line in puzzles:
+        backend.solve(parse_grid(line), limit=limit, timeout=timeout)
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def pooled(tasks: list[Task], jobs: int, batch_size: int) -> float:
-    """Seconds for a fresh pool of `jobs` workers to run every task."""
-    start = time.perf_counter()
+def pooled(tasks: list[Task], jobs: int, batch_size: int) -> tuple[float, float]:
+    """Wall and CPU seconds (parent + workers) for a fresh pool of `jobs` workers."""
+    cpu, start = time.process_time(), time.perf_counter()
     with LocalPool(jobs=jobs, batch_size=batch_size) as pool:
         statuses = [o.status for o in pool.run(tasks)]
-    elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        workers = sum(process_cpu(w.process.pid) for w in pool._workers)
     # answers are checked elsewhere (compare); here only that every task ran to an answer
     assert len(statuses) == len(tasks) and not {"error", "timeout"} & set(statuses)
-    return elapsed
+    return elapsed, time.process_time() - cpu + workers
 
 
 def main() -> None:
@@ -69,18 +84,32 @@ def main() -> None:
         f"batch {opts.batch_size}, {opts.rounds} rounds, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.2f}"
     )
-    times: dict[str, list[float]] = {"direct": [], "jobs 1": [], "jobs 2": []}
+    runs = {
+        "direct": lambda: direct(opts.backend, puzzles, opts.limit, opts.timeout),
+        "jobs 1": lambda: pooled(tasks, 1, opts.batch_size),
+        "jobs 2": lambda: pooled(tasks, 2, opts.batch_size),
+    }
+    wall: dict[str, list[float]] = {k: [] for k in runs}
+    cpu: dict[str, list[float]] = {k: [] for k in runs}
     for r in range(opts.rounds):
-        times["direct"].append(direct(opts.backend, puzzles, opts.limit, opts.timeout))
-        times["jobs 1"].append(pooled(tasks, 1, opts.batch_size))
-        times["jobs 2"].append(pooled(tasks, 2, opts.batch_size))
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items()))
-    median = {k: statistics.median(v) for k, v in times.items()}
-    print(f"{'':8} {'median s':>9} {'puzzles/s':>10}")
+        for name, run in runs.items():
+            w, c = run()
+            wall[name].append(w)
+            cpu[name].append(c)
+        shown = ", ".join(f"{k} {v[-1]:.2f} s (cpu {cpu[k][-1]:.2f})" for k, v in wall.items())
+        print(f"round {r + 1}: {shown}")
+    median = {k: statistics.median(v) for k, v in wall.items()}
+    median_cpu = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"{'':8} {'wall s':>8} {'puzzles/s':>10} {'cpu s':>7}")
     for k, t in median.items():
-        print(f"{k:8} {t:9.2f} {n / t:10.0f}")
+        print(f"{k:8} {t:8.2f} {n / t:10.0f} {median_cpu[k]:7.2f}")
     print(f"jobs 1 throughput / direct: {median['direct'] / median['jobs 1']:.2f} (target >= 0.70)")
     print(f"jobs 2 throughput / jobs 1: {median['jobs 1'] / median['jobs 2']:.2f} (target >= 1.70)")
+    extra = (median_cpu["jobs 1"] - median_cpu["direct"]) / n * 1e6
+    print(
+        f"jobs 1 CPU / direct CPU: {median_cpu['jobs 1'] / median_cpu['direct']:.2f} "
+        f"({extra:.0f} us of CPU per task for the pool)"
+    )
 
 
 if __name__ == "__main__":
