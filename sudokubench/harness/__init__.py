@@ -59,6 +59,7 @@ from sudokubench.solvers import (
     DEFAULT_BACKEND,
     UnknownBackendError,
     backend_names,
+    canonical_name,
     get_backend,
 )
 
@@ -140,7 +141,8 @@ def available_backends() -> list[str]:
 
 
 def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
-    """Expand `all`, check that every name resolves and is available; UnknownBackendError if not."""
+    """Expand `all`, check that every name resolves and is available (UnknownBackendError if
+    not); names in canonical form (`cpsat` -> `cpsat:integer`), each once."""
     resolved: list[str] = []
     for name in names:
         name = name.strip()
@@ -153,7 +155,7 @@ def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
         if not backend.available():
             why = getattr(backend, "unavailable_reason", lambda: "")() or "not available here"
             raise UnknownBackendError(f"backend {name!r} is not available: {why}")
-        resolved.append(name)
+        resolved.append(canonical_name(name))
     unique = tuple(dict.fromkeys(resolved))
     if not unique:
         raise UnknownBackendError("no backend to run (--backends is empty)")
@@ -460,12 +462,13 @@ def compare(
 
 def _with_backends(args: CompareArgs) -> CompareArgs:
     backends = resolve_backends(args.backends)
-    baseline = args.baseline
+    baseline = None if args.baseline is None else canonical_name(args.baseline)
     if baseline is not None and baseline not in backends:
         raise UnknownBackendError(f"--baseline {baseline!r} is not one of --backends")
     if baseline is None:
         baseline = DEFAULT_BACKEND if DEFAULT_BACKEND in backends else backends[0]
-    return replace(args, backends=backends, baseline=baseline)
+    files = tuple(str(Path(f).resolve()) for f in args.files)  # so --resume works from anywhere
+    return replace(args, files=files, backends=backends, baseline=baseline)
 
 
 def _execute(
