@@ -168,13 +168,16 @@ def _sections(path: Path) -> dict[int, str]:
         return {}
     found: dict[int, str] = {}
     current = None
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            match = _SECTION.match(line.strip())
-            if match:
-                current = match.group(1)
-            elif current:
-                found[line_no] = current
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line_no, line in enumerate(handle, 1):
+                match = _SECTION.match(line.strip())
+                if match:
+                    current = match.group(1)
+                elif current:
+                    found[line_no] = current
+    except UnicodeDecodeError:  # compressed whatever its name: no comments to read
+        return {}
     return found
 
 
@@ -204,7 +207,8 @@ def load_puzzles(args: CompareArgs, grids: dict[str, Grid] | None = None) -> lis
             seen.add(record.id)
             if grids is not None:
                 grids[record.id] = record.puzzle
-            line_no = int(record.id.rsplit(":", 1)[1]) if ":" in record.id else 0
+            where = record.id.rsplit(":", 1)[-1]
+            line_no = int(where) if where.isdigit() else 0
             rows.append(
                 PuzzleRow(
                     puzzle_id=record.id,
