@@ -71,6 +71,13 @@ DEFAULT_BATCH_SIZE = 128
 BATCH_BYTES = 32_000
 #: Bytes a task takes in a batch besides its puzzle (a generous estimate).
 TASK_BYTES = 200
+#: What every worker imports; the fork server imports it once for all of them.
+WORKER_MODULES = (
+    "sudokubench.harness.runner",
+    "sudokubench.formats",
+    "sudokubench.solvers",
+    "sudokubench.solvers.external",
+)
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
 #: Seconds a worker may take to start and load a backend before it counts as stuck.
@@ -314,7 +321,7 @@ class LocalPool:
             start_method = "forkserver" if "forkserver" in methods else "spawn"
         self._ctx = multiprocessing.get_context(start_method)
         if start_method == "forkserver":
-            modules = ["sudokubench.harness.runner", "sudokubench.solvers", *_modules(preload)]
+            modules = [*WORKER_MODULES, *_modules(preload)]
             self._ctx.set_forkserver_preload(modules)
             # Boot it now, in the background, while the caller reads puzzles and opens storage.
             from multiprocessing import forkserver
