@@ -113,7 +113,7 @@ def compare(
     files: Annotated[
         list[Path] | None,
         typer.Argument(
-            metavar="[FILE...]",
+            metavar="FILE",
             help="Puzzle files (lines, annotated lines, blocks, CSV, .gz); none: the showcase.",
             show_default=False,
         ),
