@@ -50,7 +50,7 @@ REGISTRY: dict[str, Entry] = {
     ),
     "pysat": Entry(
         "sudokubench.solvers.pysat_backend:PySat",
-        ("cadical195", "glucose4", "minisat22", "lingeling", "maplechrono", "minicard"),
+        ("minisat22", "cadical195", "glucose4", "lingeling", "maplechrono", "minicard"),
     ),
     "constraint": Entry(
         "sudokubench.solvers.constraint_backend:Constraint",

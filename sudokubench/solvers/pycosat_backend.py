@@ -34,7 +34,7 @@ few givens take longer but are within reach.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from sudokubench.backend import BaseBackend, Deadline, SolveResult, collect, make_result
@@ -42,18 +42,38 @@ from sudokubench.encodings.cnf import Clause, Cnf, Encoding, Unsatisfiable, deco
 from sudokubench.grid import Grid
 from sudokubench.solvers.child import collect_in_child
 
-__all__ = ["PROPAGATIONS_PER_S", "Pycosat", "iter_models", "pinned_clauses"]
+__all__ = [
+    "PROPAGATIONS_PER_S",
+    "Pycosat",
+    "iter_models",
+    "pinned_clauses",
+    "unused_variables",
+]
 
 #: A cautious picosat propagation rate, to size the in-process attempt under a timeout.
 PROPAGATIONS_PER_S = 500_000
 
 
-def pinned_clauses(cnf: Cnf) -> list[Clause]:
+def unused_variables(cnf: Cnf) -> list[int]:
+    """The variables 1..num_vars that no clause mentions.
+
+    The scan stops as soon as every variable has been seen: for our encodings that is after
+    the cells' at-least-one clauses, which come first, so the guard costs microseconds.
+    """
+    used: set[int] = set()
+    for clause in cnf.clauses:
+        used.update(map(abs, clause))
+        if len(used) >= cnf.num_vars:
+            return []
+    return [v for v in range(1, cnf.num_vars + 1) if v not in used]
+
+
+def pinned_clauses(cnf: Cnf) -> Sequence[Clause]:
     """The clauses plus a unit clause `-v` for each variable 1..num_vars that no clause uses."""
-    used = {abs(lit) for clause in cnf.clauses for lit in clause}
-    clauses = list(cnf.clauses)
-    clauses.extend((-v,) for v in range(1, cnf.num_vars + 1) if v not in used)
-    return clauses
+    unused = unused_variables(cnf)
+    if not unused:
+        return cnf.clauses
+    return [*cnf.clauses, *((-v,) for v in unused)]
 
 
 def iter_models(cnf: Cnf) -> Iterator[list[int]]:
@@ -115,7 +135,7 @@ class Pycosat(BaseBackend):
         self,
         puzzle: Grid,
         cnf: Cnf,
-        clauses: list[Clause],
+        clauses: Sequence[Clause],
         remaining: float,
         encode_s: float,
         stats: dict[str, int | float],

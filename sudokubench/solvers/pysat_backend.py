@@ -3,10 +3,15 @@
 Needs the optional extra `sat` (`pip install 'sudokubench[sat]'`, package python-sat);
 without it `available()` is false and `sudokubench backends` says how to install it.
 
-Variants: `cadical195`, `glucose4`, `minisat22`, `lingeling`, `maplechrono`, `minicard`
-(CaDiCaL 1.9.5, Glucose 4.1, MiniSat 2.2, Lingeling, MapleLCMDistChronoBT, MiniCard). Every one
+Variants: `minisat22`, `cadical195`, `glucose4`, `lingeling`, `maplechrono`, `minicard`
+(MiniSat 2.2, CaDiCaL 1.9.5, Glucose 4.1, Lingeling, MapleLCMDistChronoBT, MiniCard). Every one
 gets the same formula: the optimized encoding (the smallest; all variables are cell-digit
 variables).
+
+Default: `minisat22`. In one run of `benchmarks/models.py` its median encode+solve was the
+lowest of the six on top95 (2.1 ms; CaDiCaL 6.4 ms) and on top1465 (1.8 ms; CaDiCaL 2.9 ms),
+and it can be interrupted, so a timeout costs no fork. CaDiCaL counts faster (9,500 vs 3,300
+solutions/s on the `multiple` grid); choose `pysat:cadical195` for counting without a timeout.
 
 Counting: the solver is incremental. After each model a blocking clause over the primary
 (cell-digit) variables that are true forbids that grid, and the solver is called again, until
@@ -15,9 +20,10 @@ it says UNSAT (exhaustive) or `limit` grids are found.
 Timeout: the MiniSat family (glucose4, minisat22, maplechrono, minicard) is interrupted: every
 call is `solve_limited(expect_interrupt=True)` and a `threading.Timer` calls `interrupt()` at
 the deadline (the solver releases the GIL while it runs); between the calls of a count the
-deadline is also checked in Python, since an interrupt that arrives then can be lost. PySAT's CaDiCaL and Lingeling cannot
-be interrupted, so with a timeout they run in a forked child process killed at the deadline
-(`solvers.child`, about 7-10 ms more); without a timeout everything runs in-process.
+deadline is also checked in Python, since an interrupt that arrives then can be lost. PySAT's
+CaDiCaL and Lingeling cannot be interrupted, so with a timeout they run in a forked child
+process killed at the deadline (`solvers.child`, about 7-10 ms more); without a timeout
+everything runs in-process.
 
 Stats: `variables`, `clauses` (the formula), and what the solver's `accum_stats()` reports:
 `conflicts`, `decisions`, `propagations`, `restarts` (summed over the calls of a count;
@@ -61,7 +67,7 @@ class PySat(BaseBackend):
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
 
-    def __init__(self, solver: str = "cadical195") -> None:
+    def __init__(self, solver: str = "minisat22") -> None:
         self.solver = solver
         self.name = f"pysat:{solver}"
 
