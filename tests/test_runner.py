@@ -293,3 +293,16 @@ def test_dask_executor_has_the_same_semantics():
     assert outcomes[10].status == "timeout" and 1.0 <= outcomes[10].wall_s < 1.5
     assert (outcomes[11].status, outcomes[11].message) == ("error", "worker died: exit 3")
     assert outcomes[12].message == "RuntimeError: fake crash inside solve"
+
+
+def test_a_worker_killed_while_idle_is_replaced_and_nothing_is_lost(pool):
+    [first] = pool.run([task(0, "backtracking")])
+    assert_solved_telegram(first)
+    idle = pool._workers[0].process
+    os.kill(idle.pid, 9)
+    idle.join(5)
+    outcomes = by_id(list(pool.run([task(k, "backtracking") for k in range(1, 6)])))
+    assert set(outcomes) == set(range(1, 6))
+    for outcome in outcomes.values():
+        assert_solved_telegram(outcome)
+    assert pool.started_workers == 2

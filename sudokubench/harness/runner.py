@@ -371,9 +371,13 @@ class LocalPool:
                 batch.append(queue.popleft())
             try:
                 worker.send(batch, self.grace)
-            except OSError:  # it died while idle: a fresh one takes the batch
-                worker.tasks.clear()
-                self._replace(worker).send(batch, self.grace)
+            except OSError:  # the worker is dead: take the batch back
+                for _ in batch:
+                    worker.tasks.pop()
+                queue.extendleft(reversed(batch))
+                if not worker.tasks:  # it died idle: no task to blame, a fresh one takes over
+                    self._replace(worker)
+                # else `_receive` reads its EOF and reports the task it was running
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task in completion order; see the module docstring."""
