@@ -4,9 +4,13 @@
     python benchmarks/harness.py --count 0       # all 49,158 puzzles (slow)
     python benchmarks/harness.py --count 1000 --rounds 1 --backend dlx
 
-Every round measures the three side by side (direct, jobs 1, jobs 2) on the same puzzles, so
+All three start from the same file of puzzle lines: the direct loop reads a line, parses it and
+calls `backend.solve` in this process, as a script of one's own would. Every round measures
+the three side by side (direct, jobs 1, jobs 2) on the same puzzles, so
 machine noise hits all three; the medians over the rounds and their ratios are printed, with
-the load average (other programs running on the same CPUs make both ratios worse).
+the load average (other programs running on the same CPUs make both ratios worse) and the CPU
+seconds each used (this process plus the workers, read from /proc on Linux), which the other
+load moves far less than wall time.
 `compare` is timed end to end through its Python API (planning, worker start-up, checking
 every answer with `is_solution`, cross-checking, SQLite writes, the final report), with
 `--limit 2` like the direct loop. Targets: jobs 1 at least 70% of the direct loop's throughput;
@@ -21,10 +25,13 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from sudokubench.formats import collection_path, read_puzzles
+from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.runner import LocalPool, Outcome, Task
 from sudokubench.solvers import get_backend
 
 
@@ -33,28 +40,59 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
-def direct(backend_name: str, puzzles: list, limit: int, timeout: float) -> float:
-    """Seconds to solve every puzzle by calling the backend in a loop, in this process."""
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class MeasuredPool:
+    """A LocalPool that adds up its workers' CPU seconds just before it closes them."""
+
+    def __init__(self, jobs: int) -> None:
+        self.pool = LocalPool(jobs=jobs)
+        self.worker_cpu = 0.0
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        """The pool's outcomes."""
+        return self.pool.run(tasks)
+
+    def close(self) -> None:
+        """Read the workers' CPU time, then stop them."""
+        self.worker_cpu += sum(process_cpu(w.process.pid) for w in self.pool._workers)
+        self.pool.close()
+
+
+def direct(backend_name: str, path: Path, limit: int, timeout: float) -> tuple[float, float]:
+    """Wall and CPU seconds to read the file's puzzles and solve each in a loop here."""
     backend = get_backend(backend_name)
-    start = time.perf_counter()
-    for puzzle in puzzles:
-        backend.solve(puzzle, limit=limit, timeout=timeout)
-    return time.perf_counter() - start
+    cpu, start = time.process_time(), time.perf_counter()
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            backend.solve(Grid.parse(line), limit=limit, timeout=timeout)
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def harness(path: Path, backend_name: str, jobs: int, limit: int, timeout: float) -> float:
-    """Seconds for a whole `compare` run of the file through the harness."""
+def harness(
+    path: Path, backend_name: str, jobs: int, limit: int, timeout: float
+) -> tuple[float, float]:
+    """Wall and CPU seconds (this process and the workers) of a whole `compare` run."""
     with tempfile.TemporaryDirectory() as tmp:
         args = CompareArgs(
             files=(str(path),), backends=(backend_name,), limit=limit, timeout=timeout, jobs=jobs
         )
-        start = time.perf_counter()
-        report = compare(args, db=Path(tmp) / "bench.sqlite")
+        pool = MeasuredPool(jobs)
+        cpu, start = time.process_time(), time.perf_counter()
+        report = compare(args, db=Path(tmp) / "bench.sqlite", executor=pool)
         elapsed = time.perf_counter() - start
+        used = time.process_time() - cpu + pool.worker_cpu
     assert len(report.tasks) == len(report.puzzles), "tasks are missing"
     if not report.ok:
         print(f"  note: {report.disagreement_count} puzzles with a wrong answer or disagreement")
-    return elapsed
+    return elapsed, used
 
 
 def main() -> None:
@@ -77,26 +115,39 @@ def main() -> None:
         f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {_load()}"
     )
     times: dict[str, list[float]] = {"direct": [], "jobs 1": [], "jobs 2": []}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "17clue.txt"
         path.write_text("".join(f"{p}\n" for p in puzzles), encoding="utf-8")
         for r in range(opts.rounds):
-            times["direct"].append(direct(opts.backend, puzzles, opts.limit, opts.timeout))
-            times["jobs 1"].append(harness(path, opts.backend, 1, opts.limit, opts.timeout))
-            times["jobs 2"].append(harness(path, opts.backend, 2, opts.limit, opts.timeout))
-            shown = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
+            runs = {
+                "direct": lambda: direct(opts.backend, path, opts.limit, opts.timeout),
+                "jobs 1": lambda: harness(path, opts.backend, 1, opts.limit, opts.timeout),
+                "jobs 2": lambda: harness(path, opts.backend, 2, opts.limit, opts.timeout),
+            }
+            for name, run in runs.items():
+                wall, used = run()
+                times[name].append(wall)
+                cpu[name].append(used)
+            shown = ", ".join(f"{k} {v[-1]:.2f} s (cpu {cpu[k][-1]:.2f})" for k, v in times.items())
             print(f"round {r + 1}: {shown}")
     medians = {k: statistics.median(v) for k, v in times.items()}
+    median_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     print()
-    print(f"{'run':<8} {'median s':>9} {'puzzles/s':>10}  {'all rounds (s)'}")
+    print(f"{'run':<8} {'wall s':>8} {'puzzles/s':>10} {'cpu s':>7}  all rounds (wall s)")
     for k, v in times.items():
         rounds = " ".join(f"{x:.2f}" for x in v)
-        print(f"{k:<8} {medians[k]:>9.2f} {n / medians[k]:>10.0f}  {rounds}")
+        print(f"{k:<8} {medians[k]:>8.2f} {n / medians[k]:>10.0f} {median_cpu[k]:>7.2f}  {rounds}")
     jobs1 = medians["direct"] / medians["jobs 1"]
     jobs2 = medians["jobs 1"] / medians["jobs 2"]
+    extra = (median_cpu["jobs 1"] - median_cpu["direct"]) / n * 1e6
     print()
     print(f"jobs 1 throughput / direct loop: {jobs1:.0%}  (target >= 70%)")
     print(f"jobs 2 throughput / jobs 1:      {jobs2:.2f}x (target >= 1.7x)")
+    print(
+        f"CPU: direct {median_cpu['direct']:.2f} s, jobs 1 {median_cpu['jobs 1']:.2f} s "
+        f"({extra:.0f} us more per puzzle: workers, checking, storing, reporting)"
+    )
     print(f"load average at the end: {_load()} (other programs share the CPUs)")
 
 
