@@ -306,3 +306,13 @@ def test_a_worker_killed_while_idle_is_replaced_and_nothing_is_lost(pool):
     for outcome in outcomes.values():
         assert_solved_telegram(outcome)
     assert pool.started_workers == 2
+
+
+def test_a_backend_that_returns_something_else_is_an_error():
+    class Chatty:
+        def solve(self, puzzle, *, limit=1, timeout=None):
+            return "solved it!"
+
+    outcome = run_task(Chatty(), task(0, "chatty"))
+    assert outcome.status == "error"
+    assert outcome.message == "solve returned str, not a SolveResult"
