@@ -36,6 +36,11 @@ How `LocalPool` works:
   "lifeline" pipe close and kills the worker, and `exec:` programs die with their worker.
 - A run abandoned midway (the caller stops iterating) kills the workers with tasks in flight;
   the pool starts fresh ones on the next `run`.
+
+Roads not taken: `concurrent.futures.ProcessPoolExecutor` and `multiprocessing.Pool` cannot
+kill one stuck task (only the whole pool), and one dead worker breaks the whole executor
+(`BrokenProcessPool`); a thread with a timeout cannot stop C code; one process per task costs
+a start-up per puzzle, far more than a 17clue puzzle takes to solve.
 """
 
 from __future__ import annotations
