@@ -40,6 +40,10 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
+#: CPU seconds of the parent (this process) in each harness run, by --jobs.
+PARENT_CPU: dict[int, list[float]] = {}
+
+
 def process_cpu(pid: int) -> float:
     """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
     stat = Path(f"/proc/{pid}/stat")
@@ -88,11 +92,12 @@ def harness(
         cpu, start = time.process_time(), time.perf_counter()
         report = compare(args, db=Path(tmp) / "bench.sqlite", executor=pool)
         elapsed = time.perf_counter() - start
-        used = time.process_time() - cpu + pool.worker_cpu
+        parent = time.process_time() - cpu
     assert len(report.tasks) == len(report.puzzles), "tasks are missing"
     if not report.ok:
         print(f"  note: {report.disagreement_count} puzzles with a wrong answer or disagreement")
-    return elapsed, used
+    PARENT_CPU.setdefault(jobs, []).append(parent)
+    return elapsed, parent + pool.worker_cpu
 
 
 def main() -> None:
@@ -147,6 +152,11 @@ def main() -> None:
     print(
         f"CPU: direct {median_cpu['direct']:.2f} s, jobs 1 {median_cpu['jobs 1']:.2f} s "
         f"({extra:.0f} us more per puzzle: workers, checking, storing, reporting)"
+    )
+    parent = {j: statistics.median(v) for j, v in PARENT_CPU.items()}
+    print(
+        f"of which the parent (plan, check, store, report): jobs 1 {parent[1]:.2f} s "
+        f"({parent[1] / n * 1e6:.0f} us per puzzle), jobs 2 {parent[2]:.2f} s"
     )
     print(f"load average at the end: {_load()} (other programs share the CPUs)")
 
