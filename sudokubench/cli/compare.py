@@ -88,10 +88,12 @@ class _Reporter:
     def update(self, p: Progress) -> None:
         if self.quiet:
             return
-        if self.bar is not None:
-            self.bar.update(self.task, completed=p.done, counts=self._counts(p))
-            return
         now = time.monotonic()
+        if self.bar is not None:  # a tenth of a second between redraws is smooth enough
+            if now - self.last >= 0.1 or p.done == p.total:
+                self.last = now
+                self.bar.update(self.task, completed=p.done, counts=self._counts(p))
+            return
         if now - self.last >= 5.0 or p.done == p.total:
             self.last = now
             eta = p.eta_s()
