@@ -304,10 +304,18 @@ def build_report(
         warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
     if planned > len(tasks):
-        warnings.append(
-            f"run {run.id} is {run.status} with {planned - len(tasks)} of {planned} tasks "
-            f"missing: complete it with sudokubench compare --resume {run.id}"
-        )
+        missing = f"{planned - len(tasks)} of {planned} tasks"
+        if run.status == "running":
+            warnings.append(
+                f"run {run.id} is still running (or its compare was killed): {missing} are not "
+                f"stored yet; if no compare runs it, complete it with "
+                f"sudokubench compare --resume {run.id}"
+            )
+        else:
+            warnings.append(
+                f"run {run.id} is {run.status} with {missing} missing: complete it with "
+                f"sudokubench compare --resume {run.id}"
+            )
     return RunReport(
         run=run,
         puzzles=puzzles,
