@@ -309,12 +309,12 @@ def build_report(
             warnings.append(
                 f"run {run.id} is still running (or its compare was killed): {missing} are not "
                 f"stored yet; if no compare runs it, complete it with "
-                f"sudokubench compare --resume {run.id}"
+                f"sudokubench compare --resume {run.id} --db {store.path}"
             )
         else:
             warnings.append(
                 f"run {run.id} is {run.status} with {missing} missing: complete it with "
-                f"sudokubench compare --resume {run.id}"
+                f"sudokubench compare --resume {run.id} --db {store.path}"
             )
     return RunReport(
         run=run,
