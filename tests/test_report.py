@@ -236,3 +236,16 @@ def test_against_shows_the_change_per_backend(store):
     assert math.isclose(rows["a"]["median_new_s"], 2 * rows["a"]["median_old_s"])
     text = render_against(old, new, "table")
     assert "2.00x" in text and f"run {new.run.id} against run {old.run.id}" in text
+
+
+def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):
+    args = CompareArgs(files=("x.txt",), backends=("a", "b"))
+    run_id = store.new_run(args.to_json(), {})
+    store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "x", TELEGRAM)])
+    report = build_report(store, run_id)
+    assert report.ok and report.missing == 2
+    assert any("still running" in w and f"--resume {run_id}" in w for w in report.warnings)
+    for fmt in ("table", "markdown", "csv", "json", "html"):
+        assert render(report, fmt)
+    save(cactus(report), tmp_path / "c.png")
+    save(distributions(report), tmp_path / "d.png")

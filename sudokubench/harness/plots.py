@@ -14,6 +14,7 @@ file's suffix and `to_bytes(figure, fmt)` gives the bytes (for the HTML report).
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,8 +76,10 @@ def cactus(report: RunReport) -> Figure:
     ax.set_title(f"run {report.run.id}: puzzles finished within a time")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, which="both", alpha=0.3)
-    if report.backends:
+    if ax.get_lines():
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.text(0.5, 0.5, "no puzzle finished yet", ha="center", transform=ax.transAxes)
     return fig
 
 
@@ -148,9 +151,13 @@ def distributions(report: RunReport) -> Figure:
             times = [t for pid, t in _times(report, backend).items() if pid in members]
             data.append(times or [float("nan")])
             labels.append(f"{backend} ({len(times)})")
-        ax.boxplot(data, showfliers=True, widths=0.6, **_HORIZONTAL)
-        ax.set_yticks(range(1, len(labels) + 1), labels)
-        ax.set_xscale("log")
+        if all(math.isnan(t[0]) for t in data):
+            ax.text(0.5, 0.5, "no puzzle finished yet", ha="center", transform=ax.transAxes)
+            ax.set_yticks(range(1, len(labels) + 1), labels)
+        else:
+            ax.boxplot(data, showfliers=True, widths=0.6, **_HORIZONTAL)
+            ax.set_yticks(range(1, len(labels) + 1), labels)
+            ax.set_xscale("log")
         ax.invert_yaxis()
         ax.set_title(f"{name} ({len(members)} puzzles)", fontsize="medium")
         ax.grid(True, axis="x", which="both", alpha=0.3)
