@@ -70,7 +70,8 @@ def cactus(report: RunReport) -> Figure:
             linewidth=1.4,
             **_style(i, len(report.backends)),
         )
-    ax.set_xscale("log")
+    if ax.get_lines():
+        ax.set_xscale("log")
     ax.set_xlabel("time per puzzle (s, log scale)")
     ax.set_ylabel(f"puzzles finished (of {total})")
     ax.set_title(f"run {report.run.id}: puzzles finished within a time")
@@ -120,13 +121,14 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
         ax.plot([lo, hi], [lo, hi], color="gray", linewidth=1, linestyle="--", label="equal time")
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
     ax.set_xlabel(f"{a}: time per puzzle (s)")
     ax.set_ylabel(f"{b}: time per puzzle (s)")
     ax.set_title(f"run {report.run.id}: {b} vs {a} ({len(both)} puzzles both finished)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    if values:
+        ax.legend(fontsize="small")
     return fig
 
 
