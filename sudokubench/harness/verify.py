@@ -243,14 +243,10 @@ def agree(puzzle_id: str, voices: Sequence[Voice]) -> PuzzleVerdict:
         for v in exact:
             if v.verdict.n < len(found):
                 blamed.add(v.source)
+        # A sound `>=n` carries n verified solutions, so only exact counts can be refuted.
         file_counts = [v.verdict.n for v in exact if v.source == EXPECTED]
         if file_counts and file_counts[0] >= len(found):
             blamed.update(v.source for v in exact if v.verdict.n != file_counts[0])
-            blamed.update(
-                v.source
-                for v in sound
-                if v.verdict.kind == "at_least" and v.verdict.n > file_counts[0]
-            )
         parts = [f"{verdict} ({', '.join(names)})" for verdict, names in _sides(sound)]
         message = " vs ".join(parts)
         if len(found) > min(counts):
