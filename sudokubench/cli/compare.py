@@ -164,7 +164,11 @@ def compare(
     db: DbOpt = DEFAULT_DB,
     resume: Annotated[
         int | None,
-        typer.Option("--resume", metavar="RUN", help="Complete an interrupted run."),
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="Complete an interrupted run, with the options it was started with.",
+        ),
     ] = None,
     json_out: Annotated[
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
