@@ -49,6 +49,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
@@ -251,10 +252,20 @@ class _Worker:
         self.process = ctx.Process(target=_worker_main, args=(child, lifeline), daemon=True)
         self.process.start()
         child.close()
+        # One poll object per worker: `Connection.poll` builds a selector on every call.
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        if self._poller is not None:
+            self._poller.register(self.conn.fileno(), select.POLLIN)
         self.loaded: set[str] = set()  # backend names the worker has reported loaded
         self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
         self.deadline = math.inf
         self.started = 0.0
+
+    def readable(self) -> bool:
+        """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
+        if self._poller is None:
+            return self.conn.poll()
+        return bool(self._poller.poll(0))
 
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks
@@ -415,7 +426,7 @@ class LocalPool:
         """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
         while worker.tasks:
             try:
-                if not worker.conn.poll():
+                if not worker.readable():
                     return
                 message = worker.conn.recv()
             except (EOFError, OSError):
