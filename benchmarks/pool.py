@@ -2,6 +2,7 @@
 
     python benchmarks/pool.py                        # 2,000 puzzles of 17clue, fast, 3 rounds
     python benchmarks/pool.py --count 500 --backend backtracking --rounds 1
+    python benchmarks/pool.py --startup              # worker start-up: fork server vs spawn
 
 This isolates the executor (worker start-up, batches over pipes, one message back per task,
 deadline bookkeeping): no checking, no storage, no report. `benchmarks/harness.py` measures the
@@ -61,6 +62,29 @@ def pooled(tasks: list[Task], jobs: int, batch_size: int) -> tuple[float, float]
     return elapsed, time.process_time() - cpu + workers
 
 
+def startup(rounds: int) -> None:
+    """Print the time to a first answer: first pool of the process, later pools, after a kill."""
+    quick = Task(0, "startup", "1234341221434321", None, "backtracking", 1, 10.0, 0)
+    for method in ("forkserver", "spawn"):
+        first, restart = [], []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            with LocalPool(start_method=method) as pool:
+                list(pool.run([quick]))
+                first.append(time.perf_counter() - start)
+                worker = pool._workers[0].process
+                worker.kill()  # as a hard timeout does; the next task needs a fresh worker
+                worker.join()
+                start = time.perf_counter()
+                list(pool.run([quick]))
+                restart.append(time.perf_counter() - start)
+        later = statistics.median(first[1:]) if len(first) > 1 else float("nan")
+        print(
+            f"{method:10}  first pool of the process {first[0]:.3f} s, later pools {later:.3f} s,"
+            f" a worker restarted after a kill {statistics.median(restart):.3f} s"
+        )
+
+
 def main() -> None:
     """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -70,7 +94,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    parser.add_argument("--startup", action="store_true", help="measure worker start-up only")
     opts = parser.parse_args()
+    if opts.startup:
+        startup(max(opts.rounds, 5))
+        return
 
     records = itertools.islice(read_puzzles(collection_path("17clue")), opts.count)
     puzzles = [str(r.puzzle) for r in records]
