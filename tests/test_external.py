@@ -225,6 +225,33 @@ def test_a_program_that_misbehaves_is_an_error_and_restarted(tmp_path, body, mes
         backend.close()
 
 
+def test_a_program_that_closes_its_output_but_lives_on_is_an_error(tmp_path):
+    body = "import os, sys, time\nos.close(1)\nsys.stdin.readline()\ntime.sleep(60)\n"
+    backend = ExecBackend(script(tmp_path, body))
+    try:
+        start = time.perf_counter()
+        result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
+        assert result.status is Status.ERROR and "closed its input or output" in result.message
+        assert time.perf_counter() - start < 5
+    finally:
+        backend.close()
+
+
+def test_a_program_may_answer_in_numeric_tokens(tmp_path):
+    body = """\
+        import sys
+        for line in sys.stdin:
+            print("1 2 3 4 3 4 1 2 2 1 4 3 4 3 2 1", flush=True)
+    """
+    backend = ExecBackend(script(tmp_path, body))
+    try:
+        puzzle = Grid.parse("1...............")
+        result = backend.solve(puzzle, timeout=10)
+        assert result.status is Status.SOLVED and is_solution(result.solution, puzzle)
+    finally:
+        backend.close()
+
+
 def test_a_program_that_writes_two_lines_per_puzzle_is_caught(tmp_path):
     body = "import sys\nfor line in sys.stdin:\n    print('0\\n0', flush=True)\n"
     backend = ExecBackend(script(tmp_path, body))

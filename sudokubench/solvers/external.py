@@ -340,10 +340,14 @@ class ExecBackend(BaseBackend):
             process.stdin.write(f"{puzzle}\n".encode())  # type: ignore[union-attr]
             line = self._read_line(process, deadline)
         except (EOFError, BrokenPipeError):
-            process.wait()
+            try:
+                process.wait(1.0)
+                how = f"program exited ({process.returncode}) without answering"
+            except subprocess.TimeoutExpired:  # alive, but it closed its stdout or stdin
+                how = "program closed its input or output without answering; killed"
             tail = self._stderr_tail()
-            self.close()
-            return self._error(f"program exited ({process.returncode}) without answering{tail}")
+            self._restart()
+            return self._error(f"{how}{tail}")
         solve_s = time.perf_counter() - start
         self._answers += line is not None
         if line is None:
