@@ -27,6 +27,9 @@ its stdin and reads one line from its stdout: the solution in line form or numer
   is outside it, but its first answer includes whatever the program does lazily (use warm-ups).
 - Stats: none (the program's effort is not visible); a program finds one solution, so it can
   solve and say "none" but cannot count (`limit` above 1 still returns at most one solution).
+- Puzzles with conflicting givens are sent too: what a program says about them is checked.
+- On Linux the program gets its own session (its process group is what a kill stops) and dies
+  with the process that started it (`PR_SET_PDEATHSIG`), so a killed worker leaves no orphan.
 """
 
 from __future__ import annotations
