@@ -140,6 +140,20 @@ def script(tmp_path: Path, body: str) -> str:
 
 
 @pytest.fixture
+def program(tmp_path):
+    """Makes ExecBackends running small Python programs; every one is stopped afterwards."""
+    made: list[ExecBackend] = []
+
+    def make(body: str) -> ExecBackend:
+        made.append(ExecBackend(script(tmp_path, body)))
+        return made[-1]
+
+    yield make
+    for backend in made:
+        backend.close()
+
+
+@pytest.fixture
 def python_example() -> ExecBackend:
     """The standalone Python example through exec:, stopped after the test."""
     backend = ExecBackend(PY_SOLVER)
@@ -214,58 +228,46 @@ def test_c_example_builds_with_its_one_command_and_solves_hard_puzzles(tmp_path)
     ],
     ids=["wrong size", "garbage", "empty line", "crash"],
 )
-def test_a_program_that_misbehaves_is_an_error_and_restarted(tmp_path, body, message):
-    backend = ExecBackend(script(tmp_path, body))
-    try:
-        for starts in (1, 2):
-            result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
-            assert result.status is Status.ERROR and message in result.message
-            assert backend.starts == starts
-    finally:
-        backend.close()
-
-
-def test_a_program_that_closes_its_output_but_lives_on_is_an_error(tmp_path):
-    body = "import os, sys, time\nos.close(1)\nsys.stdin.readline()\ntime.sleep(60)\n"
-    backend = ExecBackend(script(tmp_path, body))
-    try:
-        start = time.perf_counter()
+def test_a_program_that_misbehaves_is_an_error_and_restarted(program, body, message):
+    backend = program(body)
+    for starts in (1, 2):
         result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
-        assert result.status is Status.ERROR and "closed its input or output" in result.message
-        assert time.perf_counter() - start < 5
-    finally:
-        backend.close()
+        assert result.status is Status.ERROR and message in result.message
+        assert backend.starts == starts
 
 
-def test_a_program_may_answer_in_numeric_tokens(tmp_path):
+def test_a_program_that_closes_its_output_but_lives_on_is_an_error(program):
+    body = "import os, sys, time\nos.close(1)\nsys.stdin.readline()\ntime.sleep(60)\n"
+    backend = program(body)
+    start = time.perf_counter()
+    result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
+    assert result.status is Status.ERROR and "closed its input or output" in result.message
+    assert time.perf_counter() - start < 5
+
+
+def test_a_program_may_answer_in_numeric_tokens(program):
     body = """\
         import sys
         for line in sys.stdin:
             print("1 2 3 4 3 4 1 2 2 1 4 3 4 3 2 1", flush=True)
     """
-    backend = ExecBackend(script(tmp_path, body))
-    try:
-        puzzle = Grid.parse("1...............")
-        result = backend.solve(puzzle, timeout=10)
-        assert result.status is Status.SOLVED and is_solution(result.solution, puzzle)
-    finally:
-        backend.close()
+    backend = program(body)
+    puzzle = Grid.parse("1...............")
+    result = backend.solve(puzzle, timeout=10)
+    assert result.status is Status.SOLVED and is_solution(result.solution, puzzle)
 
 
-def test_a_program_that_writes_two_lines_per_puzzle_is_caught(tmp_path):
+def test_a_program_that_writes_two_lines_per_puzzle_is_caught(program):
     body = "import sys\nfor line in sys.stdin:\n    print('0\\n0', flush=True)\n"
-    backend = ExecBackend(script(tmp_path, body))
-    try:
-        assert backend.solve(Grid.parse(TELEGRAM), timeout=10).status is Status.UNSATISFIABLE
-        time.sleep(0.2)  # let the stray line arrive
-        second = backend.solve(Grid.parse(TELEGRAM), timeout=10)
-        assert second.status is Status.ERROR
-        assert "more lines than it was asked for: '0'" in second.message
-    finally:
-        backend.close()
+    backend = program(body)
+    assert backend.solve(Grid.parse(TELEGRAM), timeout=10).status is Status.UNSATISFIABLE
+    time.sleep(0.2)  # let the stray line arrive
+    second = backend.solve(Grid.parse(TELEGRAM), timeout=10)
+    assert second.status is Status.ERROR
+    assert "more lines than it was asked for: '0'" in second.message
 
 
-def test_a_program_that_hangs_is_killed_at_the_timeout_and_restarted(tmp_path):
+def test_a_program_that_hangs_is_killed_at_the_timeout_and_restarted(program):
     # hangs on puzzles that start with a blank, answers "none" to the others
     body = """\
         import sys, time
@@ -274,16 +276,13 @@ def test_a_program_that_hangs_is_killed_at_the_timeout_and_restarted(tmp_path):
                 time.sleep(60)
             print("none", flush=True)
     """
-    backend = ExecBackend(script(tmp_path, body))
-    try:
-        start = time.perf_counter()
-        hung = backend.solve(Grid.parse("." + TELEGRAM[1:]), timeout=0.5)
-        assert time.perf_counter() - start < 1.5
-        assert hung.status is Status.TIMEOUT and "no answer within 0.5 s" in hung.message
-        assert backend.solve(Grid.parse(TELEGRAM), timeout=5).status is Status.UNSATISFIABLE
-        assert backend.starts == 2
-    finally:
-        backend.close()
+    backend = program(body)
+    start = time.perf_counter()
+    hung = backend.solve(Grid.parse("." + TELEGRAM[1:]), timeout=0.5)
+    assert time.perf_counter() - start < 1.5
+    assert hung.status is Status.TIMEOUT and "no answer within 0.5 s" in hung.message
+    assert backend.solve(Grid.parse(TELEGRAM), timeout=5).status is Status.UNSATISFIABLE
+    assert backend.starts == 2
 
 
 def test_a_program_that_cannot_start_is_an_error():
