@@ -40,9 +40,10 @@ unit could take them), `locked_eliminations` (candidates removed by locked candi
 `max_depth` (most guesses in force at once).
 
 Limits: pure Python, every shape 4x4 to 25x25 (and up to 35x35). Hard 9x9 puzzles (top95)
-take about a millisecond, the 16x16 hexadoku1500 ones too. Depth-first search without learning is heavy-tailed: a 25x25
-puzzle with half its cells empty and several solutions usually takes well under a second but
-now and then thousands of nodes (about a millisecond each) or more.
+take about a millisecond, the 16x16 hexadoku1500 ones too. Depth-first search without
+learning is heavy-tailed: a 25x25 puzzle with half its cells empty and several solutions
+usually takes well under a second, but now and then thousands of nodes (about a millisecond
+each) or more.
 """
 
 from __future__ import annotations
