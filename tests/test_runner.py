@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -316,3 +318,16 @@ def test_a_backend_that_returns_something_else_is_an_error():
     outcome = run_task(Chatty(), task(0, "chatty"))
     assert outcome.status == "error"
     assert outcome.message == "solve returned str, not a SolveResult"
+
+
+def test_workers_ignore_ctrl_c_which_is_the_parents_to_handle(pool):
+    # Ctrl-C in a terminal signals the whole foreground process group, workers included
+    assert [o.status for o in pool.run([task(0, "fake_backends:SlowHonest")])] == ["solved"]
+    worker = pool._workers[0].process
+    # SIGINT lands while the worker sleeps inside the next SlowHonest solve (0.2 s)
+    timer = threading.Timer(0.1, os.kill, (worker.pid, signal.SIGINT))
+    timer.start()
+    outcomes = list(pool.run([task(1, "fake_backends:SlowHonest"), task(2, "backtracking")]))
+    timer.join()
+    assert sorted((o.task.task_id, o.status) for o in outcomes) == [(1, "solved"), (2, "solved")]
+    assert worker.is_alive() and pool.started_workers == 1
