@@ -36,7 +36,11 @@ def honest(puzzle: Grid, limit: int) -> SolveResult:
 
 
 def pattern_grid(puzzle: Grid) -> Grid:
-    """A complete valid grid of the puzzle's shape that does not solve the puzzle."""
+    """A complete grid of the puzzle's shape that is not a solution of it.
+
+    A valid pattern grid, which breaks the givens; when the givens happen to fit it (an empty
+    puzzle), the same with two cells of row 1 swapped, which breaks their columns.
+    """
     shape = puzzle.shape
     n, br, bc = shape.n, shape.box_rows, shape.box_cols
     cells = [(bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n)]
