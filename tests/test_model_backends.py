@@ -8,6 +8,8 @@ forked child), PySAT's interrupts and its missing-package message, and the child
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -196,3 +198,21 @@ def test_child_reports_its_stats_limit_and_errors() -> None:
     assert (stopped.status, stopped.count, stopped.exhaustive) == (Status.SOLVED, 1, False)
     with pytest.raises(RuntimeError, match="ValueError: broken search"):
         collect_in_child("test", FOUR, _failing, 10, Deadline(30))
+
+
+def test_child_ends_itself_when_nobody_kills_it() -> None:
+    from multiprocessing.connection import Connection
+
+    from sudokubench.solvers import child
+
+    read_fd, write_fd = os.pipe()
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # plays the child of a parent that died: nobody will kill it
+        os.close(read_fd)
+        child._child(Connection(write_fd, readable=False), _slow, 10, 0.1)
+    os.close(write_fd)
+    _, status = os.waitpid(pid, 0)
+    os.close(read_fd)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM
+    assert time.perf_counter() - start < 0.1 + child.GRACE_S + SLACK
