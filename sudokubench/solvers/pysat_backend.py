@@ -8,10 +8,11 @@ Variants: `minisat22`, `cadical195`, `glucose4`, `lingeling`, `maplechrono`, `mi
 gets the same formula: the optimized encoding (the smallest; all variables are cell-digit
 variables).
 
-Default: `minisat22`. In one run of `benchmarks/models.py` its median encode+solve was the
-lowest of the six on top95 (2.1 ms; CaDiCaL 6.4 ms) and on top1465 (1.8 ms; CaDiCaL 2.9 ms),
-and it can be interrupted, so a timeout costs no fork. CaDiCaL counts faster (9,500 vs 3,300
-solutions/s on the `multiple` grid); choose `pysat:cadical195` for counting without a timeout.
+Default: `minisat22`. In `benchmarks/models.py` the MiniSat family (minisat22, glucose4,
+minicard, maplechrono) is within noise of itself (median encode+solve 1.3-1.5 ms on top1465,
+1.5-1.7 ms on top95) and ahead of CaDiCaL (1.8 / 2.0 ms) and Lingeling (2.4 / 2.7 ms); it
+counts as fast as any (about 12,000 solutions/s on the `multiple` grid, 16,600 on 100
+multisolution5000 puzzles), and it can be interrupted, so a timeout costs no fork.
 
 Counting: the solver is incremental. After each model a blocking clause over the primary
 (cell-digit) variables that are true forbids that grid, and the solver is called again, until
