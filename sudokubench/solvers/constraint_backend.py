@@ -4,12 +4,12 @@ Variants, one per solver class of the library: `backtracking` (BacktrackingSolve
 `optimized` (OptimizedBacktrackingSolver, the library's default) and `recursive`
 (RecursiveBacktrackingSolver), all with forward checking.
 
-Default: `backtracking`. Measured with `benchmarks/models.py` (README): on Norvig's 11
-"hardest" the median solve took 23 ms with `backtracking`, 16 ms with `recursive` and 47 ms
-with the library's default `optimized`; on every 5th top95 puzzle 157 ms, 189 ms (3 of 19 over
-5 s) and over 5 s (10 of 19); counting, 1,161 / 1,041 / 521 solutions per second on the
-`multiple` grid and 2,337 / 1,836 / 2,119 on 100 multisolution5000 puzzles. `backtracking` is
-the steadiest on hard puzzles and the fastest counter, so it is the default.
+Default: `backtracking`. Measured with `benchmarks/models.py` (README), median per puzzle
+for `backtracking` / `recursive` / the library's default `optimized`: Norvig's 11 "hardest"
+25 / 10 / 71 ms; every 5th top95 puzzle 94 ms / 180 ms (1 of 19 over 5 s) / over 5 s (10 of
+19); counting, 1,238 / 987 / 533 solutions per second on the `multiple` grid and 2,450 /
+2,146 / 2,314 on 100 multisolution5000 puzzles. `recursive` wins on the 11 "hardest", but
+`backtracking` is the steadiest on top95 and the fastest counter, so it is the default.
 
 Solving: `getSolution` for one solution, `getSolutionIter` to count (limit > 1).
 
@@ -21,8 +21,8 @@ next to this backend's solve times). Without a timeout it runs in-process.
 Stats: `variables`, `constraints` (the model's size); the library counts nothing else.
 
 Capabilities (measured with `benchmarks/models.py` and a 5 s timeout): no variant handles hard
-puzzles: on every 5th top95 puzzle `backtracking` took a median 157 ms but one puzzle of 19
-over 5 s, `recursive` 189 ms with 3 over 5 s, `optimized` over 5 s on 10 of them. Most
+puzzles in about a second each: on every 5th top95 puzzle the interquartile range of
+`backtracking` is 0.9 s, `recursive` and `optimized` exceed 5 s on some. Most
 16x16 puzzles (hexadoku1500) take about 0.1 s with `backtracking` and `recursive` (over 10 s
 with `optimized`), but proving some of them unique takes longer than the test suite's
 timeout, so `practical_n` is 9.
