@@ -27,8 +27,8 @@ Stats: `variables`, `clauses` (the size of the formula), `pinned` (unused variab
 `child_process` (1 when the search ran in a forked child). picosat's own counters are not
 exposed by pycosat.
 
-Limits: picosat solves any 9x9 in about a millisecond and 16x16 in a few; 25x25 puzzles with
-few givens take longer but are within reach.
+Limits: any shape; 9x9 in about a millisecond, the empty 16x16 in 0.08 s and the empty
+25x25 in 0.2 s.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ Stats: `variables`, `clauses` (the formula), and what the solver's `accum_stats(
 `conflicts`, `decisions`, `propagations`, `restarts` (summed over the calls of a count;
 missing for solvers that report none).
 
-Limits: any shape; each solver solves 9x9 in about a millisecond.
+Limits: any shape; 9x9 in about a millisecond, the empty 25x25 in 0.3 s (minisat22).
 """
 
 from __future__ import annotations
