@@ -101,6 +101,20 @@ def test_cpsat_time_limit_is_native() -> None:
     assert result.stats["wall_time"] < 0.2 + SLACK
 
 
+def test_cpsat_invalid_model_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortools.sat.python import cp_model
+
+    def invalid(puzzle: Grid, formulation: object) -> cp_model.CpModel:
+        model = cp_model.CpModel()
+        model.proto.variables.add().domain.extend([5, 1])  # an empty domain: MODEL_INVALID
+        return model
+
+    monkeypatch.setattr("sudokubench.encodings.cpsat.build", invalid)
+    result = CpSat("integer").solve(Grid.parse(TELEGRAM))
+    assert result.status is Status.ERROR
+    assert "invalid" in result.message
+
+
 # -- pycosat --------------------------------------------------------------------------------
 
 
