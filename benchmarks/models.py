@@ -10,7 +10,9 @@ is checked with `is_solution`. One warm-up solve per contender is discarded.
 Printed: per contender the median encode, solve and total milliseconds per puzzle, the
 interquartile range of the total, and the ratio of the obvious script's median total to ours
 for the same library; then the counting speed (solutions per second) of every backend on the
-`multiple` grid (28 solutions) and on the first 100 puzzles of multisolution5000.
+`multiple` grid (28 solutions) and on the first 100 puzzles of multisolution5000; and what
+asking for a timeout costs each library's default backend (a fork, for those without a time
+limit).
 
     python benchmarks/models.py --backends cpsat,pycosat,pysat     # top95 and top1465
     python benchmarks/models.py --backends constraint --collections hardest,top95 \
@@ -382,6 +384,31 @@ def run_counting(libraries: list[str], puzzles: int, timeout: float | None) -> N
             print(f"DISAGREEMENT on multisolution5000 #{i + 1}: {sorted(exact)}", file=sys.stderr)
 
 
+def run_timeout_cost(libraries: list[str], repeat: int = 20) -> None:
+    """What asking for a timeout costs each default backend: count `multiple` with and without."""
+    multiple = Grid.parse(MULTIPLE)
+    print(f"\n## the cost of a timeout: count `multiple` (limit 100), median of {repeat}\n")
+    print("| backend | no timeout ms | timeout=60 ms | difference ms | how |")
+    print("|---|---:|---:|---:|---|")
+    for library in libraries:
+        backend = get_backend(library)
+        if not backend.available():
+            continue
+        medians = []
+        for timeout in (None, 60.0):
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                result = backend.solve(multiple, limit=100, timeout=timeout)
+                times.append(time.perf_counter() - start)
+            medians.append(statistics.median(times))
+        how = "forked child" if result.stats.get("child_process") else "in-process"
+        print(
+            f"| {backend.name} | {medians[0] * 1e3:.1f} | {medians[1] * 1e3:.1f} "
+            f"| {(medians[1] - medians[0]) * 1e3:+.1f} | {how} |"
+        )
+
+
 def main() -> None:
     """Parse the options and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -405,6 +432,7 @@ def main() -> None:
         run_collection(name.strip(), args.step, libraries, args.timeout)
     if not args.no_count:
         run_counting(libraries, args.count_puzzles, args.timeout)
+        run_timeout_cost(libraries)
 
 
 if __name__ == "__main__":
