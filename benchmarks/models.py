@@ -15,8 +15,8 @@ asking for a timeout costs each library's default backend (a fork, for those wit
 limit).
 
     python benchmarks/models.py --backends cpsat,pycosat,pysat     # top95 and top1465
-    python benchmarks/models.py --backends constraint --collections hardest,top95 \
-        --step 5 --timeout 5      # python-constraint's slow solvers need a timeout
+    python benchmarks/models.py --backends constraint --collections hardest,top95:5 \
+        --timeout 5               # python-constraint's slow solvers need a timeout
 
 With `--timeout`, every contender of a library without a time limit runs in a forked child
 killed at the deadline (our backends do it themselves; the obvious scripts are wrapped the same
@@ -412,7 +412,9 @@ def run_timeout_cost(libraries: list[str], repeat: int = 20) -> None:
 def main() -> None:
     """Parse the options and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--collections", default="top95,top1465")
+    parser.add_argument(
+        "--collections", default="top95,top1465", help="NAME or NAME:STEP, comma-separated"
+    )
     parser.add_argument("--step", type=int, default=1, help="every STEP-th puzzle")
     parser.add_argument(
         "--backends",
@@ -428,8 +430,9 @@ def main() -> None:
         f"# benchmarks/models.py --collections {args.collections} --step {args.step} "
         f"--backends {args.backends}"
     )
-    for name in args.collections.split(","):
-        run_collection(name.strip(), args.step, libraries, args.timeout)
+    for spec in args.collections.split(","):
+        name, _, step = spec.strip().partition(":")
+        run_collection(name, int(step or args.step), libraries, args.timeout)
     if not args.no_count:
         run_counting(libraries, args.count_puzzles, args.timeout)
         run_timeout_cost(libraries)
