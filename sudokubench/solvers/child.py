@@ -8,8 +8,9 @@ SIGKILL at the deadline. The solutions received by then are kept, so a timed-out
 reports what it found (status TIMEOUT, not exhaustive). The child also arms its own SIGALRM
 for the deadline plus `GRACE_S`, so it cannot outlive a parent that was itself killed.
 
-Cost: a fork and a pipe, about 5-10 ms on a 2-core machine with OR-Tools loaded; backends
-therefore use it only when a timeout is given, and solve in-process otherwise. The search
+Cost: a fork and a pipe, 5 ms on an idle 2-core machine with OR-Tools loaded and up to 25 ms
+under load (the last table of `benchmarks/models.py`); backends therefore use it only when a
+timeout is given, and solve in-process otherwise. The search
 generator's `stats` dict is sent back when the child finishes (a killed child's stats are
 lost). Where `os.fork` does not exist (Windows) the search runs in-process with the deadline
 checked between solutions only.

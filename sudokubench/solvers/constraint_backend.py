@@ -15,7 +15,7 @@ Solving: `getSolution` for one solution, `getSolutionIter` to count (limit > 1).
 
 Timeout: python-constraint has no time limit, and a single `getSolution` cannot be
 interrupted from Python. With a timeout the search runs in a forked child process that streams
-solutions back and is killed at the deadline (`solvers.child`; about 5-10 ms of fork, small
+solutions back and is killed at the deadline (`solvers.child`; 5-25 ms of fork, small
 next to this backend's solve times). Without a timeout it runs in-process.
 
 Stats: `variables`, `constraints` (the model's size); the library counts nothing else.

@@ -21,7 +21,7 @@ silently when that limit is hit (indistinguishable from "no more models"). So:
 - a timeout and limit > 1: itersolve in a forked child, solutions streamed back as found,
   killed at the deadline (the count found so far is kept, status TIMEOUT).
 
-The fork costs about 5-10 ms, which is why it is not used when no timeout is asked for.
+The fork costs 5-25 ms (more under load), which is why it is not used without a timeout.
 
 Stats: `variables`, `clauses` (the size of the formula), `pinned` (unused variables fixed),
 `child_process` (1 when the search ran in a forked child). picosat's own counters are not

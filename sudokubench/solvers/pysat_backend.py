@@ -23,7 +23,7 @@ call is `solve_limited(expect_interrupt=True)` and a `threading.Timer` calls `in
 the deadline (the solver releases the GIL while it runs); between the calls of a count the
 deadline is also checked in Python, since an interrupt that arrives then can be lost. PySAT's
 CaDiCaL and Lingeling cannot be interrupted, so with a timeout they run in a forked child
-process killed at the deadline (`solvers.child`, about 5-10 ms more); without a timeout
+process killed at the deadline (`solvers.child`, 5-25 ms more); without a timeout
 everything runs in-process.
 
 Stats: `variables`, `clauses` (the formula), and what the solver's `accum_stats()` reports:
