@@ -6,9 +6,9 @@ Variants, one per solver class of the library: `backtracking` (BacktrackingSolve
 
 Default: `backtracking`. Measured with `benchmarks/models.py` (README), median per puzzle
 for `backtracking` / `recursive` / the library's default `optimized`: Norvig's 11 "hardest"
-25 / 10 / 71 ms; every 5th top95 puzzle 94 ms / 180 ms (1 of 19 over 5 s) / over 5 s (10 of
-19); counting, 1,238 / 987 / 533 solutions per second on the `multiple` grid and 2,450 /
-2,146 / 2,314 on 100 multisolution5000 puzzles. `recursive` wins on the 11 "hardest", but
+17 / 10 / 49 ms; every 5th top95 puzzle 109 ms / 183 ms (1 of 19 over 5 s) / over 5 s (10 of
+19); counting, 1,109 / 627 / 302 solutions per second on the `multiple` grid and 1,791 /
+1,677 / 1,389 on 100 multisolution5000 puzzles. `recursive` wins on the 11 "hardest", but
 `backtracking` is the steadiest on top95 and the fastest counter, so it is the default.
 
 Solving: `getSolution` for one solution, `getSolutionIter` to count (limit > 1).
