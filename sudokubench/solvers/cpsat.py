@@ -5,8 +5,8 @@ and `boolean` (0/1 cell-digit variables with ExactlyOne constraints).
 
 Solving: for limit 1 one `solve` with `SOLVE_WORKERS` search workers. CP-SAT's default is one
 worker per core (a portfolio); on Sudoku the portfolio only adds thread start-up: in
-`benchmarks/models.py --backends cpsat` on a 2-core machine the median solve over top1465 took
-3.1 ms with 1 worker and 4.0 ms with the default (top95: 3.5 and 4.5 ms), so 1 it is.
+`benchmarks/models.py` on a 2-core machine the median solve over top1465 took 4.1 ms with 1
+worker and 5.4 ms with the default (top95: 4.9 and 6.3 ms), so 1 it is.
 Counting (limit > 1) uses `enumerate_all_solutions` with a solution callback that stops the
 search at `limit`; CP-SAT enumerates with one worker only.
 

@@ -9,9 +9,9 @@ gets the same formula: the optimized encoding (the smallest; all variables are c
 variables).
 
 Default: `minisat22`. In `benchmarks/models.py` the MiniSat family (minisat22, glucose4,
-minicard, maplechrono) is within noise of itself (median encode+solve 1.3-1.5 ms on top1465,
-1.5-1.7 ms on top95) and ahead of CaDiCaL (1.8 / 2.0 ms) and Lingeling (2.4 / 2.7 ms); it
-counts as fast as any (about 12,000 solutions/s on the `multiple` grid, 16,600 on 100
+minicard, maplechrono) is within noise of itself (median encode+solve 1.4-1.6 ms on top1465,
+2.1-2.2 ms on top95) and ahead of CaDiCaL (1.9 / 2.6 ms) and Lingeling (2.6 / 3.4 ms); it
+counts as fast as any (about 12,900 solutions/s on the `multiple` grid, 18,000 on 100
 multisolution5000 puzzles), and it can be interrupted, so a timeout costs no fork.
 
 Counting: the solver is incremental. After each model a blocking clause over the primary
