@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import BoxOpt, PuzzleArg, UsageFailure, app, read_input
-from sudokubench.encodings.cnf import Cnf, Encoding, Unsatisfiable, encode, to_dimacs
+from sudokubench.encodings.cnf import Cnf, Encoding, encode, to_dimacs
 
 __all__ = ["cnf"]
 
@@ -36,23 +36,6 @@ def cnf(
     if len(records) > 1:
         raise UsageFailure(f"{puzzle}: holds several puzzles; cnf writes one formula")
     record = records[0]
-    grid = record.puzzle
-    if not grid.is_valid():
-        reason = grid.conflicts()[0].describe(grid.shape)
-        formula = _unsatisfiable(grid, encoding, f"conflicting givens: {reason}")
-    else:
-        try:
-            formula = encode(grid, encoding)
-        except Unsatisfiable as exc:
-            formula = _unsatisfiable(grid, encoding, str(exc))
+    formula = encode(record.puzzle, encoding)
     header = (f"source {record.id}", *formula.comments)
     typer.echo(to_dimacs(Cnf(formula.num_vars, formula.clauses, formula.names, header)), nl=False)
-
-
-def _unsatisfiable(grid: object, encoding: Encoding, reason: str) -> Cnf:
-    comments = (
-        f"sudokubench cnf, encoding {encoding.value}",
-        f"puzzle {grid}",
-        f"unsatisfiable: {reason}",
-    )
-    return Cnf(0, [()], (), comments)

@@ -42,7 +42,6 @@ from sudokubench.grid import Grid, GridFormatError, Shape
 __all__ = [
     "Cnf",
     "Encoding",
-    "Unsatisfiable",
     "cell_digit",
     "decode",
     "encode",
@@ -60,10 +59,6 @@ class Encoding(enum.Enum):
     MINIMAL = "minimal"
     EXTENDED = "extended"
     OPTIMIZED = "optimized"
-
-
-class Unsatisfiable(Exception):
-    """The givens leave some cell or unit-digit with no possible place (an empty clause)."""
 
 
 def var(n: int, r: int, c: int, d: int) -> int:
@@ -135,13 +130,16 @@ def shape_clauses(shape: Shape, encoding: Encoding) -> tuple[Clause, ...]:
 
 
 def encode(puzzle: Grid, encoding: Encoding = Encoding.OPTIMIZED) -> Cnf:
-    """The CNF of `puzzle` in `encoding`; raises `Unsatisfiable` when the givens leave no way.
+    """The CNF of `puzzle` in `encoding`.
 
-    The optimized encoding raises `Unsatisfiable` when an empty cell has no candidate or a unit
-    has no place left for a digit it still needs (its clause would be empty); the others leave
-    that to the solver. Conflicting givens make every encoding unsatisfiable.
+    Givens that conflict, or (optimized) that leave an empty cell without a candidate or a unit
+    without a place for a digit it still needs, give the formula of one empty clause, the
+    reason in its last comment: every SAT solver says UNSAT at once.
     """
     n = puzzle.shape.n
+    if not puzzle.is_valid():
+        conflict = puzzle.conflicts()[0].describe(puzzle.shape)
+        return _unsatisfiable(puzzle, encoding, f"conflicting givens: {conflict}")
     if encoding is not Encoding.OPTIMIZED:
         givens = tuple((k * n + d,) for k, d in enumerate(puzzle.cells) if d)
         clauses = shape_clauses(puzzle.shape, encoding) + givens
@@ -152,8 +150,6 @@ def encode(puzzle: Grid, encoding: Encoding = Encoding.OPTIMIZED) -> Cnf:
 def _optimized(puzzle: Grid) -> Cnf:
     shape = puzzle.shape
     n = shape.n
-    if not puzzle.is_valid():
-        raise Unsatisfiable("conflicting givens")
     groups = _groups(shape)
     decided = bytearray(n**3 + 1)  # 1: false by the givens, 2: true (a given)
     peers = shape.peers
@@ -178,7 +174,7 @@ def _optimized(puzzle: Grid) -> Cnf:
             some.append(tuple(map(neg, negated)))
             once.extend(combinations(negated, 2))
         elif not any(decided[v] == 2 for v in group):
-            raise Unsatisfiable(_no_place(shape, index))
+            return _unsatisfiable(puzzle, Encoding.OPTIMIZED, _no_place(shape, index))
         if index == last_cell:
             cells_some = len(some)
     # the extended encoding's order: cells' at-least-one, at-most-ones, units' at-least-one
@@ -200,6 +196,10 @@ def _no_place(shape: Shape, index: int) -> str:
         return f"{shape.cell_name(index)} has no candidate"
     u, d0 = divmod(index - shape.cells, shape.n)
     return f"{shape.unit_name(u)} has no place for {shape.symbol(d0 + 1)}"
+
+
+def _unsatisfiable(puzzle: Grid, encoding: Encoding, reason: str) -> Cnf:
+    return Cnf(0, [()], (), (*_header(puzzle, encoding)[:2], f"unsatisfiable: {reason}"))
 
 
 def _header(puzzle: Grid, encoding: Encoding) -> tuple[str, ...]:

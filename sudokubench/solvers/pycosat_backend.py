@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from sudokubench.backend import BaseBackend, Deadline, SolveResult, collect, make_result
-from sudokubench.encodings.cnf import Clause, Cnf, Encoding, Unsatisfiable, decode, encode
+from sudokubench.encodings.cnf import Clause, Cnf, Encoding, decode, encode
 from sudokubench.grid import Grid
 from sudokubench.solvers.child import collect_in_child
 
@@ -97,11 +97,7 @@ class Pycosat(BaseBackend):
 
     def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
         start = time.perf_counter()
-        try:
-            cnf = encode(puzzle, self.encoding)
-        except Unsatisfiable as exc:
-            encode_s = time.perf_counter() - start
-            return make_result(self.name, [], finished=True, encode_s=encode_s, message=str(exc))
+        cnf = encode(puzzle, self.encoding)
         clauses = pinned_clauses(cnf)
         encode_s = time.perf_counter() - start
         stats: dict[str, int | float] = {

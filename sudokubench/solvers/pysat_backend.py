@@ -46,9 +46,8 @@ from sudokubench.backend import (
     DeadlineExceeded,
     SolveResult,
     collect,
-    make_result,
 )
-from sudokubench.encodings.cnf import Cnf, Encoding, Unsatisfiable, decode, encode
+from sudokubench.encodings.cnf import Cnf, Encoding, decode, encode
 from sudokubench.grid import Grid
 from sudokubench.solvers.child import collect_in_child
 
@@ -82,11 +81,7 @@ class PySat(BaseBackend):
 
     def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
         start = time.perf_counter()
-        try:
-            cnf = encode(puzzle, Encoding.OPTIMIZED)
-        except Unsatisfiable as exc:
-            encode_s = time.perf_counter() - start
-            return make_result(self.name, [], finished=True, encode_s=encode_s, message=str(exc))
+        cnf = encode(puzzle, Encoding.OPTIMIZED)
         encode_s = time.perf_counter() - start
         remaining = deadline.remaining()
         interrupt = remaining is not None and self.solver in INTERRUPTIBLE
