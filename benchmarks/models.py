@@ -73,14 +73,25 @@ def obvious_cpsat(puzzle: Grid) -> Timed:
         for j in range(n):
             if puzzle.value(i, j):
                 model.add(grid[(i, j)] == puzzle.value(i, j))
+
+    def read(solver: cp_model.CpSolver) -> Grid:
+        cells = tuple(solver.value(grid[(i, j)]) for i in range(n) for j in range(n))
+        return Grid(puzzle.shape, cells)
+
+    return _solve_cpsat(model, start, read)
+
+
+def _solve_cpsat(model: object, start: float, read: Callable[[object], Grid]) -> Timed:
+    """Solve with CP-SAT's default parameters; build time since `start`, then solve time."""
+    from ortools.sat.python import cp_model
+
     built = time.perf_counter()
     solver = cp_model.CpSolver()
     status = solver.solve(model)
     solved = time.perf_counter()
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return built - start, solved - built, None
-    cells = tuple(solver.value(grid[(i, j)]) for i in range(n) for j in range(n))
-    return built - start, solved - built, Grid(puzzle.shape, cells)
+    return built - start, solved - built, read(solver)
 
 
 def _obvious_clauses(puzzle: Grid) -> tuple[list[list[int]], Callable[[int, int, int], int]]:
@@ -190,20 +201,15 @@ def obvious_constraint(puzzle: Grid) -> Timed:
 
 def cpsat_default_workers(puzzle: Grid) -> Timed:
     """Our integer model with CP-SAT's default worker count: what SOLVE_WORKERS = 1 saves."""
-    from ortools.sat.python import cp_model
-
     from sudokubench.encodings.cpsat import Formulation, build, decode
 
     start = time.perf_counter()
     model = build(puzzle, Formulation.INTEGER)
-    built = time.perf_counter()
-    solver = cp_model.CpSolver()
-    status = solver.solve(model)
-    solved = time.perf_counter()
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return built - start, solved - built, None
-    solution = decode(puzzle, Formulation.INTEGER, solver.response_proto.solution)
-    return built - start, solved - built, solution
+    return _solve_cpsat(
+        model,
+        start,
+        lambda solver: decode(puzzle, Formulation.INTEGER, solver.response_proto.solution),
+    )
 
 
 #: Extra contenders per library: our model with another setting.
