@@ -17,6 +17,9 @@ Encodings (`Encoding`):
   dropped and false literals removed, and the remaining variables are renumbered 1..V.
   Norvig's 17-clue grid has 301 variables and 2,780 clauses.
 
+Givens that conflict (or, optimized, leave a cell without a candidate or a unit without a place
+for a digit) encode as the formula of one empty clause, the reason in its last comment.
+
 Speed: the clauses that do not depend on the givens (minimal, extended) are built once per
 shape and cached; a puzzle only adds its unit clauses. The optimized encoding is derived
 directly from the candidates (a cell's candidates give its clauses, a unit's cells that can
