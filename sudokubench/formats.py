@@ -87,6 +87,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _DIGIT = {ch: 0 for ch in BLANKS} | {
     ch: d for d, s in enumerate(SYMBOLS, 1) for ch in {s, s.lower()}
 }
+#: `str.translate` table of `_DIGIT` over ASCII: chr(digit), chr(127) for any other character.
+_LINE_DIGITS = "".join(chr(_DIGIT.get(chr(i), 127)) for i in range(128))
 
 
 @dataclass(frozen=True)
@@ -203,9 +205,9 @@ def _plain_line(text: str, shape: Shape | None) -> Grid | None:
 
     None for anything else, including a bad plain line: the general path explains the error.
     """
-    try:
-        values = tuple(_DIGIT[ch] for ch in text)
-    except KeyError:
+    try:  # every character to its digit in C: others become 127 or more, or fail to encode
+        values = tuple(text.translate(_LINE_DIGITS).encode("latin-1"))
+    except UnicodeEncodeError:
         return None
     if shape is None:
         try:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from itertools import compress
+from operator import add, itemgetter
 from typing import NamedTuple
 
 __all__ = [
@@ -41,6 +43,10 @@ SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 Cell = int
 Digit = int
+
+_INT = {int}
+#: Character chr(d) -> the symbol of digit d (`.` for 0), for `str.translate`.
+_LINE_SYMBOLS = "." + SYMBOLS
 
 
 class GridFormatError(ValueError):
@@ -215,6 +221,9 @@ class Grid:
             raise InvalidPuzzleError(
                 f"a {n}x{n} grid has {self.shape.cells} cells, got {len(self.cells)}"
             )
+        # The common case in C: plain ints within 0..N (anything else gets the loop's message).
+        if set(map(type, self.cells)) == _INT and min(self.cells) >= 0 and max(self.cells) <= n:
+            return
         for k, d in enumerate(self.cells):
             if not (isinstance(d, int) and 0 <= d <= n):
                 raise InvalidPuzzleError(f"{self.shape.cell_name(k)}: value {d!r} is not 0..{n}")
@@ -263,7 +272,9 @@ class Grid:
 
     def __str__(self) -> str:
         """The compact line form: one symbol per cell, `.` for empty."""
-        return "".join(SYMBOLS[d - 1] if d else "." for d in self.cells)
+        if self.shape.n < 128:  # each digit as one character, mapped to its symbol in C
+            return bytes(self.cells).decode("latin-1").translate(_LINE_SYMBOLS)
+        return "".join(SYMBOLS[d - 1] if d else "." for d in self.cells)  # pragma: no cover
 
     def __repr__(self) -> str:
         return f"Grid.parse({str(self)!r})"
@@ -334,6 +345,28 @@ class Grid:
         return True
 
 
+@cache
+def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int, ...]]:
+    """For `_is_solution_fast`: a getter of every unit's cells in turn, and each one's unit
+    number times N (so digit d of unit u becomes the distinct key u * N + d)."""
+    n = shape.n
+    cells = [k for unit in shape.units for k in unit]
+    offsets = tuple(u * n for u, unit in enumerate(shape.units) for _ in unit)
+    return itemgetter(*cells), offsets
+
+
+def _is_solution_fast(solution: tuple[Digit, ...], puzzle: tuple[Digit, ...], shape: Shape) -> bool:
+    """The valid case of `solution_problem` decided in C: complete, and the u * N + d keys
+    over every unit all different (each unit of N cells then holds N different digits, which
+    are 1..N since a Grid's cells are 0..N), and the givens kept."""
+    if 0 in solution:
+        return False
+    getter, offsets = _unit_check(shape)
+    if len(set(map(add, offsets, getter(solution)))) != len(offsets):
+        return False
+    return tuple(compress(solution, puzzle)) == tuple(compress(puzzle, puzzle))
+
+
 def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
     """Why `solution` is not a solution of `puzzle`, or None if it is.
 
@@ -343,6 +376,9 @@ def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
     shape = puzzle.shape
     if solution.shape != shape:
         return f"shape {solution.shape} differs from the puzzle's {shape}"
+    if _is_solution_fast(solution.cells, puzzle.cells, shape):
+        return None
+    # Something is wrong: find the first problem, in the order below, to say what it is.
     if not solution.is_complete():
         k = solution.cells.index(0)
         return f"{shape.cell_name(k)} is empty"

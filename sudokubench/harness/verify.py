@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sudokubench.formats import parse_grid
-from sudokubench.grid import SYMBOLS, Grid, Shape, solution_problem
+from sudokubench.grid import Grid, solution_problem
 
 __all__ = [
     "EXPECTED",
@@ -106,25 +106,6 @@ class Voice:
         return self.problem is None
 
 
-_DIGIT = {ch: d for d, ch in enumerate(SYMBOLS, 1)} | {
-    ch.lower(): d for d, ch in enumerate(SYMBOLS, 1) if ch.isalpha()
-}
-
-
-def _read_solution(text: str, shape: Shape) -> Grid:
-    """A returned solution as a Grid: the plain line form directly, anything else through the
-    general reader (which says what is wrong with it)."""
-    if len(text) == shape.cells:
-        try:
-            values = tuple(_DIGIT[ch] for ch in text)
-        except KeyError:  # a blank or another character
-            pass
-        else:
-            if max(values) <= shape.n:
-                return Grid(shape, values)
-    return parse_grid(text, shape)
-
-
 def check_answer(
     source: str,
     puzzle: Grid,
@@ -147,7 +128,7 @@ def check_answer(
     problem: str | None = None
     for i, text in enumerate(solutions, 1):
         try:
-            grid = _read_solution(text, puzzle.shape)
+            grid = parse_grid(text, puzzle.shape)  # a plain line is read in C
         except ValueError as exc:
             problem = f"solution {i} is not a grid: {exc}"
             break
