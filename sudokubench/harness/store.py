@@ -156,6 +156,14 @@ _TASK_COLUMNS = (
 )
 
 
+def _solutions_json(row: TaskRow) -> str:
+    """`json.dumps(list(row.solutions))`, built directly for checked solutions: those are lines
+    of grid symbols, which JSON needs no escapes for (anything else goes through `json`)."""
+    if row.valid and all(line.isalnum() and line.isascii() for line in row.solutions):
+        return '["' + '", "'.join(row.solutions) + '"]' if row.solutions else "[]"
+    return json.dumps(list(row.solutions))
+
+
 class Store:
     """A results database; `Store(path)` creates it if needed and checks its schema version."""
 
@@ -373,7 +381,7 @@ class TaskWriter:
             row.status,
             row.count,
             int(row.exhaustive),
-            json.dumps(list(row.solutions)),
+            _solutions_json(row),
             row.encode_s,
             row.solve_s,
             row.wall_s,
