@@ -245,6 +245,9 @@ class BaseBackend:
     - `handles_hard`: whether it solves hard 9x9 puzzles (top95) in about a second each.
     - `requires`: the distribution it needs (for `version` and the install hint).
     - `install_hint`: what to run when `available()` is false.
+    - `forks_for_timeout`: honouring `timeout` costs a forked child process per solve (the
+      library has no interruptible wall-clock limit). A caller that enforces the deadline from
+      outside, as the harness does by killing its worker, then passes `timeout=None`.
     """
 
     name: str = ""
@@ -252,6 +255,7 @@ class BaseBackend:
     handles_hard: ClassVar[bool] = True
     requires: ClassVar[str | None] = None
     install_hint: ClassVar[str] = ""
+    forks_for_timeout: bool = False
 
     def available(self) -> bool:
         """Whether the backend's library imports here."""

@@ -55,6 +55,7 @@ class Constraint(BaseBackend):
     install_hint: ClassVar[str] = "pip install python-constraint2"
     practical_n: ClassVar[int] = 9
     handles_hard: ClassVar[bool] = False
+    forks_for_timeout = True
 
     def __init__(self, solver: str = "backtracking") -> None:
         if solver not in SOLVERS:

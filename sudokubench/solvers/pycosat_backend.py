@@ -90,6 +90,7 @@ class Pycosat(BaseBackend):
     install_hint: ClassVar[str] = "pip install pycosat"
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
+    forks_for_timeout = True
 
     def __init__(self, encoding: str = "optimized") -> None:
         self.encoding = Encoding(encoding)

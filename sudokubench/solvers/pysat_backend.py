@@ -70,6 +70,7 @@ class PySat(BaseBackend):
     def __init__(self, solver: str = "minisat22") -> None:
         self.solver = solver
         self.name = f"pysat:{solver}"
+        self.forks_for_timeout = solver not in INTERRUPTIBLE
 
     def available(self) -> bool:
         """Whether python-sat imports and ships this solver."""
