@@ -12,19 +12,24 @@ How `LocalPool` works:
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the
   cost per task low for backends that take a millisecond); each worker has up to two batches
   in flight so it never waits for the next. Batches shrink as the queue drains so the workers
-  finish together. Outcomes come back one small message per task, so the caller can store each
-  as soon as it finishes. The parent looks at the pipes every few milliseconds instead of
-  blocking on them: a worker that writes to a pipe nobody is waiting on is not switched out
-  for the parent, which on a busy 2-core machine made each message cost ~0.7 ms.
-- The parent knows which task each worker is running (a worker runs its batch in order) and when
-  it started: when the previous outcome arrived, or when the worker reported that it had loaded
-  the task's backend (loading, e.g. importing OR-Tools, is not charged to the task).
+  finish together. Outcomes come back as soon as they finish, those finishing within `HOLD`
+  (4 ms) of each other in one message (a task that takes longer is sent on its own at once),
+  so the caller can store each as it finishes. The parent looks at the pipes every few
+  milliseconds instead of blocking on them (a worker that writes to a pipe nobody is waiting
+  on is not switched out for the parent, which on a busy 2-core machine made each message cost
+  ~0.7 ms), and reads all a pipe holds in one system call.
+- The parent knows which task each worker is running (a worker runs its batch in order, and
+  writes the id of the task it is solving to shared memory) and when it started: when the
+  previous outcomes arrived, or when the worker reported that it had loaded the task's backend
+  (loading, e.g. importing OR-Tools, is not charged to the task). Held outcomes make that clock
+  start at most `HOLD` late, which the grace (0.5 s or more) absorbs.
 - Hard timeout: a task still running `timeout + grace` seconds after it started gets its worker
   killed (SIGKILL); the task becomes TIMEOUT and the tasks queued behind it go to a fresh
-  worker. This stops backends stuck in C code that never look at their deadline.
+  worker. This stops backends stuck in C code that never look at their deadline. Tasks that
+  had finished but whose outcomes were held when the worker was killed run again.
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
-  or signal; the tasks queued behind it are requeued.
+  or signal; the tasks queued behind it (and any finished ones it held) are requeued.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
@@ -86,6 +91,8 @@ WORKER_MODULES = (
     "sudokubench.solvers",
     "sudokubench.solvers.external",
 )
+#: Seconds a worker may hold finished outcomes to send them together (see `_worker_main`).
+HOLD = 0.004
 #: Most bytes the parent reads from a worker's pipe in one system call.
 READ_BYTES = 1 << 16
 _SIZE = struct.Struct("!i")  # the frame header of `multiprocessing.connection`
@@ -184,6 +191,12 @@ def run_task(backend: Any, task: Task) -> Outcome:
     )
 
 
+def astuple_task(task: Task) -> tuple:
+    """The task's fields in order, as it travels to a worker (`Task(*fields)` there)."""
+    t = task
+    return (t.task_id, t.puzzle_id, t.puzzle, t.box, t.backend, t.limit, t.timeout, t.sample)
+
+
 def _wire(outcome: Outcome) -> tuple:
     """The outcome as the worker sends it: a plain tuple, the task as its id (cheap to pickle)."""
     o = outcome
@@ -199,8 +212,15 @@ def _watch(lifeline: Connection) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _worker_main(conn: Connection, lifeline: Connection) -> None:
-    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes."""
+def _worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> None:
+    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
+
+    Outcomes go back as lists: those that finish within `HOLD` seconds of the first one not
+    yet sent travel together (one message, one system call), and any wait for a new batch or
+    a backend load sends what is held first. A task that takes `HOLD` or more is therefore
+    sent as soon as it ends. `running` (shared memory) holds the id of the task being solved,
+    so the parent blames the right one if this process is killed or dies holding answers.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from sudokubench.solvers import get_backend
     from sudokubench.solvers.external import die_with_parent
@@ -211,28 +231,45 @@ def _worker_main(conn: Connection, lifeline: Connection) -> None:
     die_with_parent()
 
     backends: dict[str, Any] = {}
+    held: list[tuple] = []  # finished, not yet sent
+    since = 0.0  # when the first of them finished
     while True:
+        if held:
+            conn.send(held)
+            held = []
         try:
             batch = conn.recv()
         except EOFError:
             return
         if batch is None:
             return
-        for task in batch:
+        for fields in batch:
+            task = Task(*fields)
+            if running is not None:
+                running.value = task.task_id
             backend = backends.get(task.backend)
             if backend is None:
+                if held:
+                    conn.send(held)
+                    held = []
                 try:
                     backend = get_backend(task.backend)
                 except Exception as exc:
-                    conn.send(_wire(failed(task, "error", f"cannot load the backend: {exc}")))
+                    conn.send([_wire(failed(task, "error", f"cannot load the backend: {exc}"))])
                     continue
                 if not backend.available():
                     reason = getattr(backend, "unavailable_reason", lambda: "")()
-                    conn.send(_wire(failed(task, "error", f"backend not available: {reason}")))
+                    conn.send([_wire(failed(task, "error", f"backend not available: {reason}"))])
                     continue
                 backends[task.backend] = backend
                 conn.send(("ready", task.task_id))
-            conn.send(_wire(run_task(backend, task)))
+            held.append(_wire(run_task(backend, task)))
+            now = time.perf_counter()
+            if len(held) == 1:
+                since = now
+            if now - since >= HOLD:
+                conn.send(held)
+                held = []
 
 
 # -- the parent side --------------------------------------------------------------------------
@@ -255,7 +292,11 @@ class _Worker:
 
     def __init__(self, ctx: Any, lifeline: Connection) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(target=_worker_main, args=(child, lifeline), daemon=True)
+        # The id of the task the worker is solving, in shared memory (no message, no lock).
+        self.running = ctx.RawValue("q", -1)
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, lifeline, self.running), daemon=True
+        )
         self.process.start()
         child.close()
         # One poll object per worker: `Connection.poll` builds a selector on every call.
@@ -313,7 +354,7 @@ class _Worker:
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks
         self.tasks.extend(batch)
-        self.conn.send(batch)
+        self.conn.send([astuple_task(t) for t in batch])  # plain tuples pickle faster
         if idle:
             self.arm(time.perf_counter(), grace)
 
@@ -472,15 +513,16 @@ class LocalPool:
         try:
             for message in worker.messages():
                 now = time.perf_counter()
-                if len(message) == 2:  # ("ready", task_id): its backend is loaded, clock starts
+                if isinstance(message, tuple):  # ("ready", task_id): backend loaded, clock starts
                     worker.loaded.add(worker.tasks[0].backend)
                     worker.arm(now, self.grace)
                     continue
-                task = worker.tasks.popleft()
-                if message[0] != task.task_id:  # pragma: no cover - a protocol bug
-                    raise RuntimeError(f"worker answered task {message[0]}, expected {task}")
+                for wire in message:  # outcomes, in task order
+                    task = worker.tasks.popleft()
+                    if wire[0] != task.task_id:  # pragma: no cover - a protocol bug
+                        raise RuntimeError(f"worker answered task {wire[0]}, expected {task}")
+                    yield Outcome(task, *wire[1:])
                 worker.arm(now, self.grace)
-                yield Outcome(task, *message[1:])
         except (EOFError, OSError):
             if worker.tasks:
                 yield self._died(worker, queue)
@@ -489,8 +531,19 @@ class LocalPool:
         queue.extendleft(reversed(worker.tasks))
         worker.tasks.clear()
 
-    def _overrun(self, worker: _Worker, queue: deque[Task], now: float) -> Outcome:
+    def _culprit(self, worker: _Worker) -> Task:
+        """The task a killed or dead worker was solving (by its shared marker, else the first in
+        flight), taken out of its queue; the tasks before it had finished but their held
+        outcomes died with the worker, so they stay in flight to be run again."""
+        ids = [t.task_id for t in worker.tasks]
+        k = ids.index(worker.running.value) if worker.running.value in ids else 0
+        again = [worker.tasks.popleft() for _ in range(k)]
         task = worker.tasks.popleft()
+        worker.tasks.extendleft(reversed(again))
+        return task
+
+    def _overrun(self, worker: _Worker, queue: deque[Task], now: float) -> Outcome:
+        task = self._culprit(worker)
         elapsed = now - worker.started
         if task.backend in worker.loaded:
             message = f"killed after {elapsed:.1f} s (timeout {task.timeout:g} s)"
@@ -503,7 +556,7 @@ class LocalPool:
         return outcome
 
     def _died(self, worker: _Worker, queue: deque[Task]) -> Outcome:
-        task = worker.tasks.popleft()
+        task = self._culprit(worker)
         worker.process.join(5)
         elapsed = time.perf_counter() - worker.started
         how = describe_exit(worker.process.exitcode)
