@@ -10,6 +10,8 @@ Each one breaks the contract in one way a real solver might, so the harness must
   enough, its units (the checker must flag it).
 - `WrongCount`: claims an exhaustive count one less than the truth (the vote must flag it).
 - `SlowHonest`: sleeps 0.2 s and then answers correctly (for kill-and-resume tests).
+- `DieOn4x4`, `HangOn4x4`: honest, but a 4x4 puzzle ends the process or never returns (so a
+  worker dies or is killed right after quick answers it may not have sent yet).
 - `solve_function`: a plain function puzzle -> solution, as users may pass one.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
@@ -150,3 +152,27 @@ class SlowHonest(Fake):
 def solve_function(puzzle: Grid) -> Grid | None:
     """A plain function: the first solution, or None when there is none."""
     return honest(puzzle, 1).solution
+
+
+class DieOn4x4(Fake):
+    """Honest, except that a 4x4 puzzle ends its process (exit code 3) mid-solve."""
+
+    name = "fake_backends:DieOn4x4"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, or os._exit(3) on a 4x4 grid."""
+        if puzzle.n == 4:
+            os._exit(3)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class HangOn4x4(Fake):
+    """Honest, except that it never returns on a 4x4 puzzle (ignoring its timeout)."""
+
+    name = "fake_backends:HangOn4x4"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, or sleep until killed on a 4x4 grid."""
+        while puzzle.n == 4:
+            time.sleep(3600)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)

@@ -84,6 +84,29 @@ def test_a_worker_that_dies_is_an_error_and_the_rest_of_its_batch_still_runs(poo
         assert_solved_telegram(outcomes[k])
 
 
+@pytest.mark.parametrize(
+    ("fake", "status", "message"),
+    [("DieOn4x4", "error", "worker died: exit 3"), ("HangOn4x4", "timeout", "killed after")],
+)
+def test_quick_answers_held_by_a_worker_that_dies_are_neither_lost_nor_blamed(
+    pool, fake, status, message
+):
+    # Almost solved: the answers come in microseconds, so the worker holds them to send
+    # together, and then dies (or hangs) on the 4x4 task (in the same batch of 5) with those
+    # answers unsent.
+    solution = str(get_backend("backtracking").solve(Grid.parse(TELEGRAM)).solutions[0])
+    almost = "." + solution[1:]
+    name = f"fake_backends:{fake}"
+    tasks = [task(k, name, almost) for k in range(10)]
+    tasks[3] = task(3, name, str(SHIDOKU[0]), timeout=0.5)
+    outcomes = by_id(list(pool.run(tasks)))
+    assert set(outcomes) == set(range(10))
+    assert outcomes[3].status == status and message in outcomes[3].message
+    assert outcomes[3].wall_s < 1.5  # its own timeout 0.5 s + grace 0.5 s, not the others' 5 s
+    for k in set(range(10)) - {3}:
+        assert (outcomes[k].status, outcomes[k].solutions) == ("solved", (solution,))
+
+
 def test_an_exception_in_solve_is_an_error_and_the_worker_survives(pool):
     outcomes = by_id(list(pool.run([task(0, "fake_backends:Crash"), task(1, "backtracking")])))
     assert outcomes[0].status == "error"

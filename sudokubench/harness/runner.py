@@ -215,9 +215,9 @@ def _watch(lifeline: Connection) -> None:
 def _worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
-    Outcomes go back as lists: those that finish within `HOLD` seconds of the first one not
-    yet sent travel together (one message, one system call), and any wait for a new batch or
-    a backend load sends what is held first. A task that takes `HOLD` or more is therefore
+    Outcomes go back as lists: tasks run within `HOLD` seconds from the start of the first one
+    not yet sent travel together (one message, one system call), and any wait for a new batch
+    or a backend load sends what is held first. A task that takes `HOLD` or more is therefore
     sent as soon as it ends. `running` (shared memory) holds the id of the task being solved,
     so the parent blames the right one if this process is killed or dies holding answers.
     """
@@ -232,11 +232,13 @@ def _worker_main(conn: Connection, lifeline: Connection, running: Any = None) ->
 
     backends: dict[str, Any] = {}
     held: list[tuple] = []  # finished, not yet sent
-    since = 0.0  # when the first of them finished
+    since = 0.0  # when the first of them started
     while True:
         if held:
             conn.send(held)
             held = []
+        if running is not None:
+            running.value = -1  # idle: no task to blame
         try:
             batch = conn.recv()
         except EOFError:
@@ -263,11 +265,10 @@ def _worker_main(conn: Connection, lifeline: Connection, running: Any = None) ->
                     continue
                 backends[task.backend] = backend
                 conn.send(("ready", task.task_id))
+            if not held:
+                since = time.perf_counter()
             held.append(_wire(run_task(backend, task)))
-            now = time.perf_counter()
-            if len(held) == 1:
-                since = now
-            if now - since >= HOLD:
+            if time.perf_counter() - since >= HOLD:
                 conn.send(held)
                 held = []
 
@@ -369,6 +370,22 @@ class _Worker:
             self.deadline = now + task.timeout + grace(task.timeout)
         else:
             self.deadline = now + LOAD_TIMEOUT
+
+    def due(self, grace: Callable[[float], float]) -> float:
+        """When to kill: the deadline of the task at the head of the queue, or sooner when the
+        worker's marker shows it solving a later task (the ones before it done, their outcomes
+        held) whose own timeout ends first; its clock is the head's, `HOLD` at most early."""
+        if not self.tasks:
+            return math.inf
+        running = self.running.value
+        if running == self.tasks[0].task_id:
+            return self.deadline
+        for task in self.tasks:
+            if task.task_id == running:
+                if task.backend not in self.loaded:
+                    return self.deadline
+                return min(self.deadline, self.started + task.timeout + grace(task.timeout))
+        return self.deadline
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -493,13 +510,13 @@ class LocalPool:
                     yield from self._receive(worker, queue)
                 now = time.perf_counter()
                 for worker in list(self._workers):
-                    if worker.tasks and now >= worker.deadline:
+                    if worker.tasks and now >= worker.due(self.grace):
                         yield from self._receive(worker, queue)  # a last answer in time?
-                        if worker.tasks and now >= worker.deadline:
+                        if worker.tasks and now >= worker.due(self.grace):
                             yield self._overrun(worker, queue, now)
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
-                deadline = min((w.deadline for w in self._workers if w.tasks), default=now)
+                deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
                 time.sleep(max(0.0, min(TICK, deadline - time.perf_counter())))
         finally:  # abandoned mid-run (an error, Ctrl-C, close()): in-flight answers are stale
             for worker in [w for w in self._workers if w.tasks]:
