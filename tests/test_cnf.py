@@ -6,6 +6,7 @@ from collections import Counter
 
 import pycosat
 import pytest
+from conftest import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.cli import main
 from sudokubench.encodings.cnf import (
@@ -22,7 +23,6 @@ from sudokubench.encodings.cnf import (
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import SHAPES, Grid, GridFormatError, Shape, is_solution
 from sudokubench.solvers.pycosat_backend import iter_models, pinned_clauses
-from tests.conftest import MULTIPLE, TELEGRAM, collection
 
 NORVIG_17 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 NINE = Shape.for_size(9)

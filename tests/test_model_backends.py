@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from conftest import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.backend import Backend, Deadline, Status
 from sudokubench.encodings.cnf import Encoding, encode
@@ -25,7 +26,6 @@ from sudokubench.solvers.constraint_backend import Constraint
 from sudokubench.solvers.cpsat import CpSat
 from sudokubench.solvers.pycosat_backend import Pycosat
 from sudokubench.solvers.pysat_backend import PySat
-from tests.conftest import MULTIPLE, TELEGRAM, collection
 
 #: r1c9 has no candidate (1..8 in its row, 9 below it) but no digit repeats in a unit.
 NO_CANDIDATE = "12345678." + "........9" + "." * 63
