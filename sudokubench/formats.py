@@ -223,7 +223,7 @@ def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Gri
     """Read one grid in any form of the module docstring; `where` prefixes error messages."""
     prefix = f"{where}: " if where else ""
     stripped = text.strip()
-    if stripped.startswith("{") or re.match(r"\[\s*[\[\d]", stripped):
+    if stripped[:1] in ("{", "[") and (stripped[0] == "{" or re.match(r"\[\s*[\[\d]", stripped)):
         return _grid_from_json(stripped, shape, prefix)
     fast = _plain_line(stripped, shape)
     if fast is not None:

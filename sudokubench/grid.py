@@ -85,6 +85,7 @@ class Shape:
         return shape_of(box_rows, n // box_rows)
 
     @staticmethod
+    @cache  # every line read asks again
     def for_cells(count: int) -> Shape:
         """The shape of a grid with `count` cells (81 -> 3x3); InvalidPuzzleError if none."""
         n = math.isqrt(count)
