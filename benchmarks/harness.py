@@ -28,29 +28,16 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from _common import Rounds, load_average, process_cpu
+
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.runner import LocalPool, Outcome, Task
 from sudokubench.solvers import get_backend
 
-
-def _load() -> str:
-    """The 1-minute load average (the CPUs' queue beside this benchmark)."""
-    return f"{os.getloadavg()[0]:.1f}"
-
-
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.
 PARENT_CPU: dict[int, list[float]] = {}
-
-
-def process_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
-    stat = Path(f"/proc/{pid}/stat")
-    if not stat.exists():
-        return 0.0
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class MeasuredPool:
@@ -117,40 +104,27 @@ def main() -> None:
     n = len(puzzles)
     print(
         f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
-        f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {_load()}"
+        f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {load_average()}"
     )
-    times: dict[str, list[float]] = {"direct": [], "jobs 1": [], "jobs 2": []}
-    cpu: dict[str, list[float]] = {k: [] for k in times}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "17clue.txt"
         path.write_text("".join(f"{p}\n" for p in puzzles), encoding="utf-8")
-        for r in range(opts.rounds):
-            runs = {
+        table = Rounds(
+            {
                 "direct": lambda: direct(opts.backend, path, opts.limit, opts.timeout),
                 "jobs 1": lambda: harness(path, opts.backend, 1, opts.limit, opts.timeout),
                 "jobs 2": lambda: harness(path, opts.backend, 2, opts.limit, opts.timeout),
             }
-            for name, run in runs.items():
-                wall, used = run()
-                times[name].append(wall)
-                cpu[name].append(used)
-            shown = ", ".join(f"{k} {v[-1]:.2f} s (cpu {cpu[k][-1]:.2f})" for k, v in times.items())
-            print(f"round {r + 1}: {shown}")
-    medians = {k: statistics.median(v) for k, v in times.items()}
-    median_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    print()
-    print(f"{'run':<8} {'wall s':>8} {'puzzles/s':>10} {'cpu s':>7}  all rounds (wall s)")
-    for k, v in times.items():
-        rounds = " ".join(f"{x:.2f}" for x in v)
-        print(f"{k:<8} {medians[k]:>8.2f} {n / medians[k]:>10.0f} {median_cpu[k]:>7.2f}  {rounds}")
-    jobs1 = medians["direct"] / medians["jobs 1"]
-    jobs2 = medians["jobs 1"] / medians["jobs 2"]
-    extra = (median_cpu["jobs 1"] - median_cpu["direct"]) / n * 1e6
-    print()
+        ).run(opts.rounds)
+    table.print_table(n)
+    jobs1 = table.median("direct") / table.median("jobs 1")
+    jobs2 = table.median("jobs 1") / table.median("jobs 2")
+    cpu_direct, cpu_jobs1 = table.median_cpu("direct"), table.median_cpu("jobs 1")
+    extra = (cpu_jobs1 - cpu_direct) / n * 1e6
     print(f"jobs 1 throughput / direct loop: {jobs1:.0%}  (target >= 70%)")
     print(f"jobs 2 throughput / jobs 1:      {jobs2:.2f}x (target >= 1.7x)")
     print(
-        f"CPU: direct {median_cpu['direct']:.2f} s, jobs 1 {median_cpu['jobs 1']:.2f} s "
+        f"CPU: direct {cpu_direct:.2f} s, jobs 1 {cpu_jobs1:.2f} s "
         f"({extra:.0f} us more per puzzle: workers, checking, storing, reporting)"
     )
     parent = {j: statistics.median(v) for j, v in PARENT_CPU.items()}
@@ -158,7 +132,7 @@ def main() -> None:
         f"of which the parent (plan, check, store, report): jobs 1 {parent[1]:.2f} s "
         f"({parent[1] / n * 1e6:.0f} us per puzzle), jobs 2 {parent[2]:.2f} s"
     )
-    print(f"load average at the end: {_load()} (other programs share the CPUs)")
+    print(f"load average at the end: {load_average()} (other programs share the CPUs)")
 
 
 if __name__ == "__main__":

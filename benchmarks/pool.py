@@ -23,20 +23,12 @@ import itertools
 import os
 import statistics
 import time
-from pathlib import Path
+
+from _common import Rounds, load_average, process_cpu
 
 from sudokubench.formats import collection_path, parse_grid, read_puzzles
 from sudokubench.harness.runner import DEFAULT_BATCH_SIZE, LocalPool, Task
 from sudokubench.solvers import get_backend
-
-
-def process_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
-    stat = Path(f"/proc/{pid}/stat")
-    if not stat.exists():
-        return 0.0
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def direct(
@@ -110,32 +102,24 @@ def main() -> None:
     print(
         f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
         f"batch {opts.batch_size}, {opts.rounds} rounds, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.2f}"
+        f"load average {load_average()}"
     )
-    runs = {
-        "direct": lambda: direct(opts.backend, puzzles, opts.limit, opts.timeout),
-        "jobs 1": lambda: pooled(tasks, 1, opts.batch_size),
-        "jobs 2": lambda: pooled(tasks, 2, opts.batch_size),
-    }
-    wall: dict[str, list[float]] = {k: [] for k in runs}
-    cpu: dict[str, list[float]] = {k: [] for k in runs}
-    for r in range(opts.rounds):
-        for name, run in runs.items():
-            w, c = run()
-            wall[name].append(w)
-            cpu[name].append(c)
-        shown = ", ".join(f"{k} {v[-1]:.2f} s (cpu {cpu[k][-1]:.2f})" for k, v in wall.items())
-        print(f"round {r + 1}: {shown}")
-    median = {k: statistics.median(v) for k, v in wall.items()}
-    median_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    print(f"{'':8} {'wall s':>8} {'puzzles/s':>10} {'cpu s':>7}")
-    for k, t in median.items():
-        print(f"{k:8} {t:8.2f} {n / t:10.0f} {median_cpu[k]:7.2f}")
-    print(f"jobs 1 throughput / direct: {median['direct'] / median['jobs 1']:.2f} (target >= 0.70)")
-    print(f"jobs 2 throughput / jobs 1: {median['jobs 1'] / median['jobs 2']:.2f} (target >= 1.70)")
-    extra = (median_cpu["jobs 1"] - median_cpu["direct"]) / n * 1e6
+    table = Rounds(
+        {
+            "direct": lambda: direct(opts.backend, puzzles, opts.limit, opts.timeout),
+            "jobs 1": lambda: pooled(tasks, 1, opts.batch_size),
+            "jobs 2": lambda: pooled(tasks, 2, opts.batch_size),
+        }
+    ).run(opts.rounds)
+    table.print_table(n)
+    jobs1 = table.median("direct") / table.median("jobs 1")
+    jobs2 = table.median("jobs 1") / table.median("jobs 2")
+    cpu_direct, cpu_jobs1 = table.median_cpu("direct"), table.median_cpu("jobs 1")
+    print(f"jobs 1 throughput / direct: {jobs1:.2f} (target >= 0.70)")
+    print(f"jobs 2 throughput / jobs 1: {jobs2:.2f} (target >= 1.70)")
+    extra = (cpu_jobs1 - cpu_direct) / n * 1e6
     print(
-        f"jobs 1 CPU / direct CPU: {median_cpu['jobs 1'] / median_cpu['direct']:.2f} "
+        f"jobs 1 CPU / direct CPU: {cpu_jobs1 / cpu_direct:.2f} "
         f"({extra:.0f} us of CPU per task for the pool)"
     )
 

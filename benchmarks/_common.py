@@ -1,0 +1,75 @@
+"""Helpers shared by `benchmarks/harness.py` and `benchmarks/pool.py`: CPU seconds of a process,
+and the side-by-side rounds with their table of medians.
+
+Every round runs each contender once, in the same order, so machine noise hits all of them;
+the medians over the rounds are what the scripts compare. CPU seconds (user + system, this
+process plus any workers) move far less with other load on the machine than wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+
+#: A contender: one run, returning its wall seconds and CPU seconds.
+Run = Callable[[], tuple[float, float]]
+
+
+def load_average() -> str:
+    """The 1-minute load average (the CPUs' queue beside the benchmark)."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return 0.0
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Rounds:
+    """Wall and CPU seconds of named contenders over several rounds, with their medians."""
+
+    def __init__(self, runs: dict[str, Run]) -> None:
+        self.runs = runs
+        self.wall: dict[str, list[float]] = {name: [] for name in runs}
+        self.cpu: dict[str, list[float]] = {name: [] for name in runs}
+
+    def run(self, rounds: int) -> Rounds:
+        """Run every contender once per round, printing each round's line."""
+        for r in range(rounds):
+            for name, run in self.runs.items():
+                wall, cpu = run()
+                self.wall[name].append(wall)
+                self.cpu[name].append(cpu)
+            shown = ", ".join(
+                f"{name} {self.wall[name][-1]:.2f} s (cpu {self.cpu[name][-1]:.2f})"
+                for name in self.runs
+            )
+            print(f"round {r + 1}: {shown}")
+        return self
+
+    def median(self, name: str) -> float:
+        """Median wall seconds of a contender."""
+        return statistics.median(self.wall[name])
+
+    def median_cpu(self, name: str) -> float:
+        """Median CPU seconds of a contender."""
+        return statistics.median(self.cpu[name])
+
+    def print_table(self, items: int, unit: str = "puzzles/s") -> None:
+        """Median wall seconds, throughput, median CPU seconds and every round's wall time."""
+        print()
+        print(f"{'run':<8} {'wall s':>8} {unit:>10} {'cpu s':>7}  all rounds (wall s)")
+        for name in self.runs:
+            rounds = " ".join(f"{x:.2f}" for x in self.wall[name])
+            median = self.median(name)
+            print(
+                f"{name:<8} {median:>8.2f} {items / median:>10.0f} "
+                f"{self.median_cpu(name):>7.2f}  {rounds}"
+            )
+        print()
