@@ -418,7 +418,8 @@ def compare(
 ) -> RunReport:
     """Run (or with `resume`, complete) a comparison; the report built from the database.
 
-    `executor` defaults to `runner.LocalPool(jobs=args.jobs)`. `on_start(run_id, total,
+    `executor` defaults to `runner.LocalPool(jobs=args.jobs, preload=args.backends)`, made
+    first so that its fork server starts while the input is read. `on_start(run_id, total,
     already_done)` is called once the tasks are planned. Raises `Interrupted` on Ctrl-C,
     `UnknownBackendError`, `StoreError` or `OSError`/`ValueError` for bad input.
     """
@@ -426,10 +427,19 @@ def compare(
 
     db = Path(db)
     grids: dict[str, Grid] = {}
+    own: Executor | None = None  # the pool made here, closed here on every path
     if resume is None:  # bad input stops the run before the database is touched
         args = _with_backends(args)
-        puzzles = load_puzzles(args, grids)
-    store = Store(db, create=resume is None)
+        if executor is None:  # its fork server boots while the puzzles are read
+            executor = own = _local_pool(args)
+        try:
+            puzzles = load_puzzles(args, grids)
+            store = Store(db, create=True)
+        except BaseException:
+            executor.close()
+            raise
+    else:
+        store = Store(db, create=False)
     try:
         if resume is not None:
             run = store.run(resume)
@@ -462,6 +472,15 @@ def compare(
         return replace(report, run=store.run(run_id))
     finally:
         store.close()
+        if own is not None:  # closed already unless something failed before the run
+            own.close()
+
+
+def _local_pool(args: CompareArgs) -> Executor:
+    """The default executor: `args.jobs` local workers, the backends' modules preloaded."""
+    from sudokubench.harness.runner import LocalPool
+
+    return LocalPool(jobs=args.jobs, preload=args.backends)
 
 
 def _with_backends(args: CompareArgs) -> CompareArgs:
@@ -489,9 +508,7 @@ def _execute(
     rows = {p.puzzle_id: p for p in puzzles}
     writer = store.writer(run_id)
     if executor is None:
-        from sudokubench.harness.runner import LocalPool
-
-        executor = LocalPool(jobs=args.jobs)
+        executor = _local_pool(args)
     try:
         for outcome in executor.run(todo):
             puzzle_id = outcome.task.puzzle_id
