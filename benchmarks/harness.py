@@ -43,8 +43,8 @@ PARENT_CPU: dict[int, list[float]] = {}
 class MeasuredPool:
     """A LocalPool that adds up its workers' CPU seconds just before it closes them."""
 
-    def __init__(self, jobs: int) -> None:
-        self.pool = LocalPool(jobs=jobs)
+    def __init__(self, jobs: int, backend: str) -> None:
+        self.pool = LocalPool(jobs=jobs, preload=(backend,))  # as compare's default pool
         self.worker_cpu = 0.0
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
@@ -75,7 +75,7 @@ def harness(
         args = CompareArgs(
             files=(str(path),), backends=(backend_name,), limit=limit, timeout=timeout, jobs=jobs
         )
-        pool = MeasuredPool(jobs)
+        pool = MeasuredPool(jobs, backend_name)
         cpu, start = time.process_time(), time.perf_counter()
         report = compare(args, db=Path(tmp) / "bench.sqlite", executor=pool)
         elapsed = time.perf_counter() - start

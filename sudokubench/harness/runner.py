@@ -393,11 +393,13 @@ class _Worker:
         self.process.join(5)
         self.conn.close()
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
+        """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""
         with contextlib.suppress(OSError):
             self.conn.send(None)
-        self.process.join(2)
-        self.kill()
+        if wait:
+            self.process.join(2)
+            self.kill()
 
 
 def _modules(backends: Iterable[str]) -> list[str]:
@@ -459,6 +461,8 @@ class LocalPool:
 
     def close(self) -> None:
         """Stop every worker (a clean exit, then SIGKILL for any that hangs)."""
+        for worker in self._workers:  # all are told first, so they exit side by side
+            worker.stop(wait=False)
         for worker in self._workers:
             worker.stop()
         self._workers.clear()
