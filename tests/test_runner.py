@@ -70,6 +70,28 @@ def test_sleep_forever_is_killed_close_to_the_limit_and_the_run_goes_on(pool):
     assert pool.started_workers == 2  # the killed worker was replaced once
 
 
+def test_a_backend_that_forks_for_its_timeout_runs_in_process_and_is_killed_at_the_deadline(
+    pool,
+):
+    """pycosat counts in a forked child when given a timeout; the worker calls it without one
+    (no child per puzzle) and enforces the deadline by killing the worker."""
+    empty = "." * 81  # counting every 9x9 grid cannot finish
+    tasks = [
+        task(0, "pycosat:optimized", MULTIPLE, limit=100),
+        task(1, "pycosat:optimized", empty, limit=10**9, timeout=0.5),
+        task(2, "pycosat:optimized", TELEGRAM),
+    ]
+    outcomes = by_id(list(pool.run(tasks)))
+    counted = outcomes[0]
+    assert (counted.status, counted.count, counted.exhaustive) == ("solved", 28, True)
+    assert counted.stats.get("child_process", 0) == 0
+    assert all(is_solution(Grid.parse(s), Grid.parse(MULTIPLE)) for s in counted.solutions)
+    endless = outcomes[1]
+    assert endless.status == "timeout" and "killed after" in endless.message
+    assert 1.0 <= endless.wall_s < 2.0, endless.wall_s  # timeout 0.5 + grace 0.5
+    assert_solved_telegram(outcomes[2])
+
+
 @pytest.mark.parametrize(
     ("fake", "expected"),
     [("KillSelf", "worker died: exit 3"), ("Segfault", "worker died: signal 11 (SIGSEGV)")],

@@ -27,6 +27,9 @@ How `LocalPool` works:
   killed (SIGKILL); the task becomes TIMEOUT and the tasks queued behind it go to a fresh
   worker. This stops backends stuck in C code that never look at their deadline. Tasks that
   had finished but whose outcomes were held when the worker was killed run again.
+  A backend that declares `forks_for_timeout` (pycosat, python-constraint, the PySAT solvers
+  that cannot be interrupted) is called with `timeout=None`: the kill is its deadline (the
+  "external" timeout of DESIGN.md), so it does not pay a forked child on every puzzle.
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
   or signal; the tasks queued behind it (and any finished ones it held) are requeued.
@@ -168,9 +171,12 @@ def run_task(backend: Any, task: Task) -> Outcome:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
         return failed(task, "error", f"cannot read the puzzle: {exc}")
+    # A backend whose own timeout costs a forked child per solve runs without one: this
+    # worker is killed at the deadline anyway.
+    timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
     start = time.perf_counter()
     try:
-        result = backend.solve(puzzle, limit=task.limit, timeout=task.timeout)
+        result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
         return failed(task, "error", f"{type(exc).__name__}: {exc}", wall_s)
