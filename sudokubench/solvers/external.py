@@ -275,8 +275,11 @@ class ExecBackend(BaseBackend):
                 stream.close()  # type: ignore[union-attr]
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):
+        # Not contextlib.suppress: at interpreter exit the module's globals may already be None.
+        try:  # noqa: SIM105
             self.close()
+        except Exception:
+            pass
 
     @staticmethod
     def _kill(process: subprocess.Popen[bytes]) -> None:
