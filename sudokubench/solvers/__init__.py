@@ -80,17 +80,10 @@ def _load(target: str) -> object:
         raise UnknownBackendError(f"backend {target!r}: {module_name} has no {attr!r}") from None
 
 
-def _implemented(entry: Entry) -> bool:
-    module_name = entry.target.partition(":")[0]
-    return importlib.util.find_spec(module_name) is not None
-
-
 def backend_names(*, variants: bool = True) -> list[str]:
     """Registered backend names in table order, each variant spelled `name:variant`."""
     names: list[str] = []
     for base, entry in REGISTRY.items():
-        if not _implemented(entry):
-            continue
         if entry.variants and variants:
             names.extend(f"{base}:{v}" for v in entry.variants)
         else:
