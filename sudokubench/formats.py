@@ -44,9 +44,8 @@ import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 from sudokubench.grid import SHAPES, SYMBOLS, Grid, GridFormatError, InvalidPuzzleError, Shape
 
@@ -91,9 +90,9 @@ _DIGIT = {ch: 0 for ch in BLANKS} | {
 _LINE_DIGITS = "".join(chr(_DIGIT.get(chr(i), 127)) for i in range(128))
 
 
-@dataclass(frozen=True)
-class PuzzleRecord:
-    """One puzzle read from a file, with the answers the file states (if any)."""
+class PuzzleRecord(NamedTuple):
+    """One puzzle read from a file, with the answers the file states (if any); a named tuple,
+    as a reader makes one per line."""
 
     id: str
     puzzle: Grid
@@ -216,7 +215,7 @@ def _plain_line(text: str, shape: Shape | None) -> Grid | None:
             return None
     if len(values) != shape.cells or max(values, default=0) > shape.n:
         return None
-    return Grid(shape, values)
+    return Grid._unchecked(shape, values)  # ints from bytes: 0..N, as many as the shape has
 
 
 def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Grid:

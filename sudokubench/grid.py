@@ -238,6 +238,15 @@ class Grid:
         return cls(shape or Shape.for_cells(len(values)), values)
 
     @classmethod
+    def _unchecked(cls, shape: Shape, cells: tuple[Digit, ...]) -> Grid:
+        """A grid from cells the caller has already checked (a tuple of `shape.cells` ints in
+        0..N): readers of plain lines make one per line, and skip the checks of `__init__`."""
+        grid = object.__new__(cls)
+        object.__setattr__(grid, "shape", shape)
+        object.__setattr__(grid, "cells", cells)
+        return grid
+
+    @classmethod
     def empty(cls, shape: Shape) -> Grid:
         """The grid with no givens."""
         return cls(shape, (0,) * shape.cells)

@@ -112,6 +112,45 @@ def test_honest_backends_agree_and_every_answer_is_stored(tmp_path):
     assert all(t.wall_s > 0 for t in report.tasks)
 
 
+class Unchecked:
+    """An executor of another kind (not a LocalPool) whose outcomes come without the workers'
+    check: the backend's answers as returned, so compare must check them itself."""
+
+    def __init__(self) -> None:
+        from sudokubench.harness.runner import LocalPool
+
+        self.pool = LocalPool(jobs=1)
+
+    def run(self, tasks):
+        for outcome in self.pool.run(tasks):
+            yield outcome._replace(checked=False, verdict="?", problem=None)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def test_answers_are_checked_in_the_workers_and_else_by_compare(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, f"{MULTIPLE}:28"])
+    backends = ("fast", "fake_backends:WrongSolution", "fake_backends:WrongCount")
+    args = CompareArgs(files=(str(puzzles),), backends=backends, timeout=10)
+    found = []
+    for executor in (None, Unchecked()):
+        report = compare(args, db=tmp_path / "r.sqlite", executor=executor)
+        rows = {(t.puzzle_id, t.backend): (t.verdict, t.valid, t.problem) for t in report.tasks}
+        assert rows[("p.txt:1", "fast")] == ("=1", True, None)
+        assert rows[("p.txt:2", "fast")] == (">=2", True, None)
+        verdict, valid, problem = rows[("p.txt:1", "fake_backends:WrongSolution")]
+        assert not valid and problem.startswith("solution 1 is wrong: ")
+        assert rows[("p.txt:1", "fake_backends:WrongCount")] == ("0", True, None)  # sound alone
+        assert {pid for pid, v in report.verdicts.items() if not v.agreed} == {"p.txt:1", "p.txt:2"}
+        assert report.verdicts["p.txt:1"].blamed == {
+            "fake_backends:WrongSolution",
+            "fake_backends:WrongCount",  # says 0 where a verified solution exists
+        }
+        found.append(rows)
+    assert found[0] == found[1]  # the same checks wherever they are made
+
+
 def test_warmups_and_repeats_are_stored_apart(tmp_path):
     import sudokubench
 

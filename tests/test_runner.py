@@ -376,3 +376,26 @@ def test_workers_ignore_ctrl_c_which_is_the_parents_to_handle(pool):
     timer.join()
     assert sorted((o.task.task_id, o.status) for o in outcomes) == [(1, "solved"), (2, "solved")]
     assert worker.is_alive() and pool.started_workers == 1
+
+
+def test_a_worker_checks_each_answer_as_compare_would():
+    from fake_backends import WrongSolution
+
+    from sudokubench.harness.verify import check_answer
+
+    good = run_task(get_backend("fast"), task(0, "fast", MULTIPLE))
+    assert (good.checked, good.verdict, good.problem) == (True, ">=2", None)
+    assert len(set(good.solutions)) == 2
+    assert all(is_solution(Grid.parse(s), Grid.parse(MULTIPLE)) for s in good.solutions)
+    bad = run_task(WrongSolution(), task(1, "fake_backends:WrongSolution"))
+    assert bad.checked and bad.status == "solved" and bad.verdict == ">=1"  # as claimed
+    expected = check_answer(
+        "x",
+        Grid.parse(TELEGRAM),
+        status="solved",
+        count=1,
+        exhaustive=False,
+        solutions=bad.solutions,
+        limit=2,
+    )
+    assert bad.problem == expected.problem and bad.problem.startswith("solution 1 is wrong: ")

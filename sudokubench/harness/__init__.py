@@ -273,38 +273,47 @@ def machine_info(backends: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def check_outcome(outcome: Outcome, puzzle: Grid) -> TaskRow:
-    """A worker's outcome checked on its own (`is_solution`, counts), as a row to store."""
+def check_outcome(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
+    """A worker's outcome as a row to store, with the check of the answer on its own
+    (`is_solution`, counts): the one the worker made, else made here on `puzzle` (needed
+    only then)."""
     task = outcome.task
-    voice = check_answer(
-        task.backend,
-        puzzle,
-        status=outcome.status,
-        count=outcome.count,
-        exhaustive=outcome.exhaustive,
-        solutions=outcome.solutions,
-        limit=task.limit,
-    )
+    if outcome.checked:
+        verdict, problem, solutions = outcome.verdict, outcome.problem, outcome.solutions
+    else:
+        if puzzle is None:
+            raise ValueError(f"task {task.task_id}: an unchecked outcome needs its puzzle")
+        voice = check_answer(
+            task.backend,
+            puzzle,
+            status=outcome.status,
+            count=outcome.count,
+            exhaustive=outcome.exhaustive,
+            solutions=outcome.solutions,
+            limit=task.limit,
+        )
+        verdict, problem = str(voice.verdict), voice.problem
+        solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
     return TaskRow(
-        task_id=task.task_id,
-        puzzle_id=task.puzzle_id,
-        puzzle=task.puzzle,
-        backend=task.backend,
-        limit=task.limit,
-        timeout=task.timeout,
-        sample=task.sample,
-        status=outcome.status,
-        count=outcome.count,
-        exhaustive=outcome.exhaustive,
-        solutions=voice.solutions if voice.sound else tuple(outcome.solutions),
-        encode_s=outcome.encode_s,
-        solve_s=outcome.solve_s,
-        wall_s=outcome.wall_s,
-        stats=dict(outcome.stats),
-        message=outcome.message,
-        verdict=str(voice.verdict),
-        valid=voice.sound,
-        problem=voice.problem,
+        task.task_id,
+        task.puzzle_id,
+        task.puzzle,
+        task.backend,
+        task.limit,
+        task.timeout,
+        task.sample,
+        outcome.status,
+        outcome.count,
+        outcome.exhaustive,
+        solutions,
+        outcome.encode_s,
+        outcome.solve_s,
+        outcome.wall_s,
+        dict(outcome.stats),
+        outcome.message,
+        verdict,
+        problem is None,
+        problem,
     )
 
 
@@ -467,13 +476,21 @@ def compare(
             raise Interrupted(run_id, store.path) from None
         # The rows in memory are the rows stored: no need to read them back.
         rows = sorted(tracker.rows, key=lambda t: t.task_id)
-        report = build_report(store, run_id, tasks=rows, verdicts=tracker.verdicts)
+        report = build_report(store, run_id, tasks=rows, verdicts=tracker.verdicts, puzzles=puzzles)
         store.set_status(run_id, "complete", disagreements=report.disagreement_count)
         return replace(report, run=store.run(run_id))
     finally:
         store.close()
         if own is not None:  # closed already unless something failed before the run
             own.close()
+
+
+def _grid(grids: dict[str, Grid], row: PuzzleRow) -> Grid:
+    """The puzzle's Grid, parsed once."""
+    grid = grids.get(row.puzzle_id)
+    if grid is None:
+        grid = grids[row.puzzle_id] = puzzle_grid(row)
+    return grid
 
 
 def _local_pool(args: CompareArgs) -> Executor:
@@ -511,10 +528,7 @@ def _execute(
         executor = _local_pool(args)
     try:
         for outcome in executor.run(todo):
-            puzzle_id = outcome.task.puzzle_id
-            grid = grids.get(puzzle_id)
-            if grid is None:
-                grid = grids[puzzle_id] = puzzle_grid(rows[puzzle_id])
+            grid = None if outcome.checked else _grid(grids, rows[outcome.task.puzzle_id])
             row = check_outcome(outcome, grid)
             writer.add(row)
             tracker.add(row)

@@ -196,22 +196,36 @@ class RunReport:
         }
 
 
+#: The statuses whose samples are timed.
+_FINISHED = frozenset(("solved", "unsatisfiable"))
+
+
 def _pairs(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
     """Measured samples grouped into (puzzle, backend) pairs, per backend."""
-    grouped: dict[tuple[str, str], list[TaskRow]] = defaultdict(list)
+    grouped: dict[tuple[str, str], list[TaskRow]] = {}
     for t in tasks:
         if t.sample >= 0:
-            grouped[(t.backend, t.puzzle_id)].append(t)
+            key = (t.backend, t.puzzle_id)
+            if (group := grouped.get(key)) is None:
+                grouped[key] = [t]
+            else:
+                group.append(t)
     pairs: dict[str, list[Pair]] = defaultdict(list)
     for (backend, puzzle_id), rows in grouped.items():
-        rows.sort(key=lambda t: t.sample)
-        status = rows[0].status
-        times = tuple(t.wall_s for t in rows if t.status in ("solved", "unsatisfiable"))
-        efforts = [e for t in rows if (e := effort_of(t.stats))]
-        effort = (
-            (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2]) if efforts else None
-        )
-        pairs[backend].append(Pair(puzzle_id, backend, status, times, effort))
+        if len(rows) == 1:  # the common case, without the sorting
+            (t,) = rows
+            times = (t.wall_s,) if t.status in _FINISHED else ()
+            effort = effort_of(t.stats)
+        else:
+            rows.sort(key=lambda t: t.sample)
+            times = tuple(t.wall_s for t in rows if t.status in _FINISHED)
+            efforts = [e for t in rows if (e := effort_of(t.stats))]
+            effort = (
+                (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2])
+                if efforts
+                else None
+            )
+        pairs[backend].append(Pair(puzzle_id, backend, rows[0].status, times, effort))
     return pairs
 
 
@@ -263,17 +277,18 @@ def build_report(
     *,
     tasks: Sequence[TaskRow] | None = None,
     verdicts: dict[str, PuzzleVerdict] | None = None,
+    puzzles: Sequence[PuzzleRow] | None = None,
 ) -> RunReport:
     """Read a run (the latest when `run_id` is None) and cross-check and summarize it.
 
-    `compare` passes the rows it just stored (in task order) and their verdicts, so they are
-    not read back and checked again.
+    `compare` passes the rows it just stored (in task order), their verdicts and the run's
+    puzzles, so they are not read back and checked again.
     """
     from sudokubench.harness import CompareArgs, cross_check
 
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
-    puzzles = tuple(store.puzzles(run.id))
+    puzzles = tuple(store.puzzles(run.id)) if puzzles is None else tuple(puzzles)
     tasks = tuple(store.tasks(run.id)) if tasks is None else tuple(tasks)
     if verdicts is None:
         by_puzzle: dict[str, list[TaskRow]] = defaultdict(list)

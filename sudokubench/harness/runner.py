@@ -64,10 +64,10 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from multiprocessing.connection import Connection
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, NamedTuple, Protocol
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -90,6 +90,7 @@ TASK_BYTES = 200
 #: What every worker imports; the fork server imports it once for all of them.
 WORKER_MODULES = (
     "sudokubench.harness.runner",
+    "sudokubench.harness.verify",
     "sudokubench.formats",
     "sudokubench.solvers",
     "sudokubench.solvers.external",
@@ -106,9 +107,9 @@ TICK = 0.005
 LOAD_TIMEOUT = 60.0
 
 
-@dataclass(frozen=True)
-class Task:
-    """One backend run on one puzzle."""
+class Task(NamedTuple):
+    """One backend run on one puzzle (a named tuple: the harness makes one per run and puzzle,
+    and it travels to a worker as a plain tuple)."""
 
     task_id: int  # unique within a run and stable across --resume
     puzzle_id: str  # "file:line"
@@ -120,20 +121,23 @@ class Task:
     sample: int  # 0..repeat-1 for measured samples; negative for warm-up runs
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What came back for one task: the backend's answer, not yet verified."""
+class Outcome(NamedTuple):
+    """What came back for one task: the backend's answer and, when `checked`, the harness's
+    check of it (`verify.check_answer`, run in the worker right after the timed call)."""
 
     task: Task
     status: str  # Status.value: "solved" | "unsatisfiable" | "timeout" | "error"
     count: int
     exhaustive: bool
-    solutions: tuple[str, ...]  # line strings, as returned (NOT yet verified)
+    solutions: tuple[str, ...]  # line strings: canonical when checked and sound, else as returned
     encode_s: float
     solve_s: float
     wall_s: float  # perf_counter in the worker around backend.solve(...)
-    stats: dict[str, int | float] = field(default_factory=dict)
+    stats: Mapping[str, int | float] = MappingProxyType({})
     message: str = ""  # why, for timeout/error
+    checked: bool = False  # whether `verdict` and `problem` below are the harness's check
+    verdict: str = "?"  # the answer's verdict: "0", "=n", ">=n" or "?"
+    problem: str | None = None  # what is wrong with the answer on its own; None when sound
 
 
 class Executor(Protocol):
@@ -154,8 +158,8 @@ def default_grace(timeout: float) -> float:
 
 
 def failed(task: Task, status: str, message: str, wall_s: float = 0.0) -> Outcome:
-    """An outcome with no answer (timeout or error)."""
-    return Outcome(task, status, 0, False, (), 0.0, 0.0, wall_s, {}, message)
+    """An outcome with no answer (timeout or error): nothing to check, verdict `?`."""
+    return Outcome(task, status, 0, False, (), 0.0, 0.0, wall_s, {}, message, True, "?", None)
 
 
 # -- the worker side --------------------------------------------------------------------------
@@ -166,6 +170,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
     from sudokubench.backend import SolveResult
     from sudokubench.formats import parse_grid
     from sudokubench.grid import Shape
+    from sudokubench.harness.verify import check_answer
 
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
@@ -183,31 +188,49 @@ def run_task(backend: Any, task: Task) -> Outcome:
     wall_s = time.perf_counter() - start
     if not isinstance(result, SolveResult):
         return failed(task, "error", f"solve returned {type(result).__name__}, not a SolveResult")
+    # The harness's check, outside the timed call: it is per-answer work, so it runs side by
+    # side in the workers instead of one after another in the parent.
+    status, solutions = result.status.value, tuple(str(g) for g in result.solutions)
+    try:
+        voice = check_answer(
+            task.backend,
+            puzzle,
+            status=status,
+            count=result.count,
+            exhaustive=result.exhaustive,
+            solutions=solutions,
+            limit=task.limit,
+        )
+    except Exception as exc:  # a malformed result (e.g. a count that is not an int)
+        return failed(task, "error", f"cannot check the result: {type(exc).__name__}: {exc}")
     return Outcome(
-        task=task,
-        status=result.status.value,
-        count=result.count,
-        exhaustive=result.exhaustive,
-        solutions=tuple(str(g) for g in result.solutions),
-        encode_s=result.encode_s,
-        solve_s=result.solve_s,
-        wall_s=wall_s,
-        stats={k: v for k, v in result.stats.items() if isinstance(v, int | float)},
-        message=result.message,
+        task,
+        status,
+        result.count,
+        result.exhaustive,
+        voice.solutions if voice.sound else solutions,
+        result.encode_s,
+        result.solve_s,
+        wall_s,
+        {k: v for k, v in result.stats.items() if isinstance(v, int | float)},
+        result.message,
+        True,
+        str(voice.verdict),
+        voice.problem,
     )
 
 
 def astuple_task(task: Task) -> tuple:
-    """The task's fields in order, as it travels to a worker (`Task(*fields)` there)."""
-    t = task
-    return (t.task_id, t.puzzle_id, t.puzzle, t.box, t.backend, t.limit, t.timeout, t.sample)
+    """The task's fields in order, as it travels to a worker (`Task(*fields)` there): a plain
+    tuple pickles smaller and faster than the named one."""
+    return tuple(task)
 
 
 def _wire(outcome: Outcome) -> tuple:
     """The outcome as the worker sends it: a plain tuple, the task as its id (cheap to pickle)."""
     o = outcome
     fields = (o.status, o.count, o.exhaustive, o.solutions, o.encode_s, o.solve_s, o.wall_s)
-    return (o.task.task_id, *fields, o.stats, o.message)
+    return (o.task.task_id, *fields, o.stats, o.message, o.checked, o.verdict, o.problem)
 
 
 def _watch(lifeline: Connection) -> None:

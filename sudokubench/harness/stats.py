@@ -21,6 +21,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 __all__ = [
     "EFFORT_KEYS",
@@ -63,9 +64,9 @@ def effort_of(stats: Mapping[str, int | float]) -> tuple[str, float] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Pair:
-    """One (puzzle, backend): its measured samples' times and what it did."""
+class Pair(NamedTuple):
+    """One (puzzle, backend): its measured samples' times and what it did (a named tuple: a
+    report makes one per puzzle and backend)."""
 
     puzzle_id: str
     backend: str
@@ -81,7 +82,8 @@ class Pair:
     @property
     def time(self) -> float:
         """The median of the samples."""
-        return statistics.median(self.times)
+        times = self.times
+        return times[0] if len(times) == 1 else statistics.median(times)
 
     @property
     def spread(self) -> float | None:

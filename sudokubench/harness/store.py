@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -112,9 +112,9 @@ class RunRow:
     disagreements: int | None
 
 
-@dataclass(frozen=True)
-class PuzzleRow:
-    """One puzzle of a run: where it came from and what the input says its answer is."""
+class PuzzleRow(NamedTuple):
+    """One puzzle of a run: where it came from and what the input says its answer is (a named
+    tuple in the order of the table's columns, after the run id)."""
 
     puzzle_id: str
     position: int
@@ -125,9 +125,9 @@ class PuzzleRow:
     expected_solution: str | None = None
 
 
-@dataclass(frozen=True)
-class TaskRow:
-    """One finished task: the worker's outcome and the harness's check of it."""
+class TaskRow(NamedTuple):
+    """One finished task: the worker's outcome and the harness's check of it (a named tuple in
+    the order of the table's columns: a run makes one per task)."""
 
     task_id: int
     puzzle_id: str
@@ -270,19 +270,7 @@ class Store:
         with self.db:
             self.db.executemany(
                 "INSERT OR IGNORE INTO puzzles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        run_id,
-                        p.puzzle_id,
-                        p.position,
-                        p.collection,
-                        p.puzzle,
-                        p.box,
-                        p.expected_count,
-                        p.expected_solution,
-                    )
-                    for p in puzzles
-                ),
+                ((run_id, *p) for p in puzzles),
             )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
@@ -331,7 +319,7 @@ class Store:
                 row[18],
             )
 
-    def writer(self, run_id: int, *, every: int = 50, seconds: float = 0.5) -> TaskWriter:
+    def writer(self, run_id: int, *, every: int = 500, seconds: float = 0.5) -> TaskWriter:
         """A batching writer of task rows for this run."""
         return TaskWriter(self, run_id, every=every, seconds=seconds)
 
@@ -369,27 +357,14 @@ class TaskWriter:
 
     def add(self, row: TaskRow) -> None:
         """Queue one row; commits when the batch is full or old enough."""
+        # The row's fields are the table's columns, two of them as JSON text.
         values = (
             self.run_id,
-            row.task_id,
-            row.puzzle_id,
-            row.puzzle,
-            row.backend,
-            row.limit,
-            row.timeout,
-            row.sample,
-            row.status,
-            row.count,
-            int(row.exhaustive),
+            *row[:10],
             _solutions_json(row),
-            row.encode_s,
-            row.solve_s,
-            row.wall_s,
+            *row[11:14],
             json.dumps(row.stats),
-            row.message,
-            row.verdict,
-            int(row.valid),
-            row.problem,
+            *row[15:],
         )
         with self.lock:
             self.pending.append(values)

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, NamedTuple
 
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid, solution_problem
@@ -85,15 +86,21 @@ def verdict_of(status: str, count: int, exhaustive: bool) -> Verdict:
     if status == "error":
         return UNKNOWN
     if exhaustive:
-        return Verdict("exact", count)
+        return _verdict("exact", count)
     if count > 0:
-        return Verdict("at_least", count)
+        return _verdict("at_least", count)
     return UNKNOWN
 
 
-@dataclass(frozen=True)
-class Voice:
-    """One answer about one puzzle: a backend's (one sample) or the input file's."""
+@lru_cache(maxsize=1024)
+def _verdict(kind: VerdictKind, n: int) -> Verdict:
+    """One Verdict object per value (a run asks for the same few on every task)."""
+    return Verdict(kind, n)
+
+
+class Voice(NamedTuple):
+    """One answer about one puzzle: a backend's (one sample) or the input file's (a named tuple:
+    a run makes one per task)."""
 
     source: str
     verdict: Verdict
@@ -195,9 +202,9 @@ class Problem:
         }
 
 
-@dataclass(frozen=True)
-class PuzzleVerdict:
-    """The outcome of cross-checking every answer about one puzzle."""
+class PuzzleVerdict(NamedTuple):
+    """The outcome of cross-checking every answer about one puzzle (a named tuple: a run makes
+    one per puzzle)."""
 
     puzzle_id: str
     agreed: bool
