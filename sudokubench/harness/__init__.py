@@ -19,8 +19,10 @@ How a run goes:
    samples), so a task id is stable across `--resume`.
 2. **Execute.** The tasks go to an `Executor` (`runner.LocalPool`: persistent worker processes,
    hard timeouts by killing the worker). Outcomes arrive in completion order.
-3. **Check.** Each outcome's solutions are checked with `is_solution` in this process
-   (`verify.check_answer`), and stored with its verdict through a batching writer (`store`).
+3. **Check.** Each answer is checked on its own (`verify.check_answer`: `is_solution` on every
+   solution, the counts) in the worker right after its timed call, so the checking runs side by
+   side on `--jobs` cores; an outcome that comes unchecked (an executor of another kind) is
+   checked here. Rows are stored with their verdicts through a batching writer (`store`).
    When every task of a puzzle is in, its answers (in task order) and the file's expected
    answer are cross-checked (`cross_check`), which also feeds the live disagreement count.
 4. **Report.** The final report is built by `report.build_report`, the function `sudokubench

@@ -14,7 +14,7 @@ Tables:
   `verdict`). `(run_id, task_id)` is the primary key, so a resumed run cannot duplicate one.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
-commits in small batches (every 50 outcomes or 0.5 s, from a background thread when no outcome
+commits in small batches (every 500 outcomes or 0.5 s, from a background thread when no outcome
 comes): a `kill -9` loses at most the tasks in flight and the last half second of results.
 """
 
