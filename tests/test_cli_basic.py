@@ -310,3 +310,10 @@ def test_the_done_criterion_through_the_installed_script():
     )
     data = json.loads(done.stdout)
     assert (done.returncode, data["count"], data["exhaustive"]) == (0, 28, True)
+
+
+def test_the_script_module_imports_nothing_heavy():
+    # the `sudokubench` script is run again as the main module of every compare worker
+    code = "import sys, sudokubench.cli; print(sorted({'typer', 'rich'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -5,9 +5,38 @@
 - `cnf.py`: cnf (DIMACS out).
 - `compare.py`: compare, report, runs.
 - `generate.py`: generate, rate.
+
+This package imports nothing until it is used: the `sudokubench` script (`from sudokubench.cli
+import main`) is run again as the main module in every worker process that `multiprocessing`
+starts for `compare` (fork server or spawn), and Typer and rich would add about 0.1 s to each
+worker's start, and to each restart after a timeout.
 """
 
-from sudokubench.cli import basic, cnf, compare, generate  # noqa: F401  (registers commands)
-from sudokubench.cli.app import app, main
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["app", "main"]
+
+
+def _commands() -> Any:
+    """The Typer app with every command registered."""
+    from sudokubench.cli import basic, cnf, compare, generate  # noqa: F401  (registers commands)
+    from sudokubench.cli.app import app
+
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line (see `sudokubench.cli.app.main`)."""
+    _commands()
+    from sudokubench.cli.app import main as run
+
+    run(argv)
+
+
+def __getattr__(name: str) -> Any:
+    """`sudokubench.cli.app` as the Typer app, loaded on first use."""
+    if name == "app":
+        return _commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
