@@ -140,6 +140,7 @@ def test_answers_are_checked_in_the_workers_and_else_by_compare(tmp_path):
         assert rows[("p.txt:1", "fast")] == ("=1", True, None)
         assert rows[("p.txt:2", "fast")] == (">=2", True, None)
         verdict, valid, problem = rows[("p.txt:1", "fake_backends:WrongSolution")]
+        assert verdict == ">=1"  # what it claims
         assert not valid and problem.startswith("solution 1 is wrong: ")
         assert rows[("p.txt:1", "fake_backends:WrongCount")] == ("0", True, None)  # sound alone
         assert {pid for pid, v in report.verdicts.items() if not v.agreed} == {"p.txt:1", "p.txt:2"}
