@@ -15,6 +15,7 @@ from sudokubench.harness.verify import (
     EXPECTED,
     UNKNOWN,
     Verdict,
+    Voice,
     agree,
     check_answer,
     expected_voice,
@@ -316,3 +317,19 @@ def test_an_exact_count_below_the_solutions_found_is_always_caught(claimed, othe
         assert verdict.agreed
     else:
         assert not verdict.agreed and "liar" in verdict.blamed and "honest" not in verdict.blamed
+
+
+@given(
+    kind=st.sampled_from(["exact", "at_least", "unknown"]),
+    n=st.integers(0, 5),
+    sound=st.booleans(),
+)
+def test_one_answer_alone_gets_the_verdict_the_general_rules_give(kind, n, sound):
+    # `agree` takes a short cut for a single sound voice; a second voice that says nothing
+    # (a timeout) sends the same answer through the general rules
+    verdict = Verdict(kind, {"exact": n, "at_least": n + 1, "unknown": 0}[kind])  # as verdict_of
+    solutions = tuple(f"grid{i}" for i in range(verdict.n if kind != "unknown" else 0))
+    voice = Voice("a", verdict, solutions if sound else (), None if sound else "broken")
+    alone = agree("p", [voice])
+    general = agree("p", [voice, Voice("b", UNKNOWN)])
+    assert alone == general

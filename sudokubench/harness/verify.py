@@ -226,8 +226,16 @@ def _sides(voices: Sequence[Voice]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((str(v), _names(groups[v])) for v in sorted(groups))
 
 
+_NO_ONE: frozenset[str] = frozenset()
+
+
 def agree(puzzle_id: str, voices: Sequence[Voice]) -> PuzzleVerdict:
     """Cross-check every voice about one puzzle (see the module docstring for the rules)."""
+    if len(voices) == 1 and voices[0].problem is None:
+        # A sound answer alone (most puzzles of a one-backend run): nothing can contradict it,
+        # since its count is the number of its (different) solutions.
+        (voice,) = voices
+        return PuzzleVerdict(puzzle_id, True, str(voice.verdict), (), _NO_ONE, len(voice.solutions))
     problems: list[Problem] = []
     blamed: set[str] = set()
     for voice in voices:
