@@ -365,15 +365,42 @@ def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int,
     return itemgetter(*cells), offsets
 
 
+@cache
+def _lane_check(shape: Shape) -> tuple[int, tuple[int, int, int]]:
+    """For `_is_solution_fast` up to 16x16: the integer with a 1 in every byte of the grid,
+    and for rows, columns and boxes the integer whose byte k is N times the unit of cell k."""
+    n, cells = shape.n, shape.cells
+    ones = int.from_bytes(bytes([1] * cells), "big")
+    offsets = tuple(
+        int.from_bytes(bytes(units[k] * n for k in range(cells)), "big")
+        for units in zip(*shape.cell_units, strict=True)
+    )
+    return ones, offsets  # type: ignore[return-value]
+
+
 def _is_solution_fast(solution: tuple[Digit, ...], puzzle: tuple[Digit, ...], shape: Shape) -> bool:
-    """The valid case of `solution_problem` decided in C: complete, and the u * N + d keys
-    over every unit all different (each unit of N cells then holds N different digits, which
-    are 1..N since a Grid's cells are 0..N), and the givens kept."""
+    """The valid case of `solution_problem` decided in C: complete, every unit holding N
+    different digits (which are then 1..N, since a Grid's cells are 0..N), the givens kept.
+
+    Up to 16x16, each kind of unit takes one big-integer addition: the grid's bytes minus 1
+    (0..N-1 once it is complete) plus the bytes of N * unit give byte k the key
+    u * N + d - 1 of cell k, at most N * N - 1 <= 255, so no byte carries into the next, and the
+    N * N keys are all different exactly when no unit repeats a digit. Larger grids check the
+    keys u * N + d of every unit's cells in one set.
+    """
     if 0 in solution:
         return False
-    getter, offsets = _unit_check(shape)
-    if len(set(map(add, offsets, getter(solution)))) != len(offsets):
-        return False
+    n, cells = shape.n, shape.cells
+    if n <= 16:
+        ones, offsets = _lane_check(shape)
+        digits = int.from_bytes(bytes(solution), "big") - ones
+        for offset in offsets:
+            if len(set((digits + offset).to_bytes(cells, "big"))) != cells:
+                return False
+    else:
+        getter, keys = _unit_check(shape)
+        if len(set(map(add, keys, getter(solution)))) != len(keys):
+            return False
     return tuple(compress(solution, puzzle)) == tuple(compress(puzzle, puzzle))
 
 

@@ -222,6 +222,41 @@ def test_changing_one_cell_of_a_solution_breaks_it(solution, data):
     assert not is_solution(solution.with_value(k, d), Grid.empty(solution.shape))
 
 
+def naive_is_solution(solution: Grid, puzzle: Grid) -> bool:
+    """The rules read off literally: every cell filled, every unit holds 1..N, givens kept."""
+    full = set(range(1, solution.n + 1))
+    return (
+        all(solution.cells)
+        and all({solution[k] for k in unit} == full for unit in solution.shape.units)
+        and all(d == 0 or solution[k] == d for k, d in enumerate(puzzle.cells))
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(solutions(), st.data())
+def test_the_checker_agrees_with_the_rules_read_literally(solution, data):
+    # damage that keeps some units intact: swap two cells of one row (the row stays a
+    # permutation), overwrite a cell, empty a cell, or keep the grid and change a given
+    shape, n = solution.shape, solution.n
+    cells = list(solution.cells)
+    how = data.draw(st.sampled_from(["swap", "overwrite", "empty", "given", "none"]))
+    k = data.draw(st.integers(0, shape.cells - 1))
+    puzzle = Grid.empty(shape)
+    if how == "swap":
+        j = data.draw(st.integers(0, n - 1))
+        r = k // n
+        cells[k], cells[r * n + j] = cells[r * n + j], cells[k]
+    elif how == "overwrite":
+        cells[k] = data.draw(st.integers(1, n))
+    elif how == "empty":
+        cells[k] = 0
+    elif how == "given":
+        puzzle = puzzle.with_value(k, data.draw(st.integers(1, n)))
+    grid = Grid(shape, tuple(cells))
+    assert is_solution(grid, puzzle) == naive_is_solution(grid, puzzle)
+    assert (solution_problem(grid, puzzle) is None) == naive_is_solution(grid, puzzle)
+
+
 def test_the_empty_4x4_grid_has_288_solutions():
     """Every 4x4 Latin square (576 of them), kept by the checker only if its boxes hold 1..4."""
     empty = Grid.empty(Shape(2, 2))

@@ -69,6 +69,11 @@ from multiprocessing.connection import Connection
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
+from sudokubench.backend import SolveResult
+from sudokubench.formats import parse_grid
+from sudokubench.grid import Shape
+from sudokubench.harness.verify import check_answer
+
 __all__ = [
     "DEFAULT_BATCH_SIZE",
     "LOAD_TIMEOUT",
@@ -167,11 +172,6 @@ def failed(task: Task, status: str, message: str, wall_s: float = 0.0) -> Outcom
 
 def run_task(backend: Any, task: Task) -> Outcome:
     """Run one task with an already resolved backend, in this process; never raises."""
-    from sudokubench.backend import SolveResult
-    from sudokubench.formats import parse_grid
-    from sudokubench.grid import Shape
-    from sudokubench.harness.verify import check_answer
-
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
@@ -190,7 +190,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
         return failed(task, "error", f"solve returned {type(result).__name__}, not a SolveResult")
     # The harness's check, outside the timed call: it is per-answer work, so it runs side by
     # side in the workers instead of one after another in the parent.
-    status, solutions = result.status.value, tuple(str(g) for g in result.solutions)
+    status = result.status.value
     try:
         voice = check_answer(
             task.backend,
@@ -198,7 +198,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
             status=status,
             count=result.count,
             exhaustive=result.exhaustive,
-            solutions=solutions,
+            solutions=result.solutions,
             limit=task.limit,
         )
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
@@ -208,7 +208,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
         status,
         result.count,
         result.exhaustive,
-        voice.solutions if voice.sound else solutions,
+        voice.solutions if voice.sound else tuple(str(g) for g in result.solutions),
         result.encode_s,
         result.solve_s,
         wall_s,

@@ -120,10 +120,11 @@ def check_answer(
     status: str,
     count: int,
     exhaustive: bool,
-    solutions: Sequence[str],
+    solutions: Sequence[str | Grid],
     limit: int | None = None,
 ) -> Voice:
-    """Check one answer on its own; its solutions come back in canonical line form.
+    """Check one answer on its own; its solutions (line strings, or the Grids a backend
+    returned) come back in canonical line form.
 
     `problem` says the first thing wrong: a solution that is not a grid of the puzzle's shape,
     one that fails `is_solution` (with the checker's reason), a repeated solution, a count that
@@ -134,17 +135,20 @@ def check_answer(
     canonical: list[str] = []
     problem: str | None = None
     for i, text in enumerate(solutions, 1):
-        try:
-            grid = parse_grid(text, puzzle.shape)  # a plain line is read in C
-        except ValueError as exc:
-            problem = f"solution {i} is not a grid: {exc}"
-            break
+        if isinstance(text, Grid):
+            grid = text
+        else:
+            try:
+                grid = parse_grid(text, puzzle.shape)  # a plain line is read in C
+            except ValueError as exc:
+                problem = f"solution {i} is not a grid: {exc}"
+                break
         why = solution_problem(grid, puzzle)
         if why is not None:
             problem = f"solution {i} is wrong: {why}"
             break
         # A full-length line is already canonical but for case (a blank would have failed).
-        line = text.upper() if len(text) == puzzle.shape.cells else str(grid)
+        line = text.upper() if isinstance(text, str) and len(text) == len(grid) else str(grid)
         if line in canonical:
             problem = f"solution {i} repeats solution {canonical.index(line) + 1}"
             break
