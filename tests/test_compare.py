@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,23 @@ def test_answers_are_checked_in_the_workers_and_else_by_compare(tmp_path):
         }
         found.append(rows)
     assert found[0] == found[1]  # the same checks wherever they are made
+
+
+def test_the_garbage_collector_runs_rarely_during_a_run_and_as_before_after_it(tmp_path):
+    import gc
+
+    before = gc.get_threshold()
+    seen = []
+    args = CompareArgs(files=(str(write(tmp_path / "p.txt", EASY)),), backends=("fast",))
+    compare(args, db=tmp_path / "r.sqlite", progress=lambda _: seen.append(gc.get_threshold()))
+    assert seen and all(t[0] >= 70_000 for t in seen)
+    assert gc.get_threshold() == before
+    with pytest.raises(ValueError):  # a failed run puts them back too
+        compare(
+            replace(args, files=(str(write(tmp_path / "bad.txt", ["12x4"])),)),
+            db=tmp_path / "r.sqlite",
+        )
+    assert gc.get_threshold() == before
 
 
 def test_warmups_and_repeats_are_stored_apart(tmp_path):
