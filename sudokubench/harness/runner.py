@@ -33,6 +33,9 @@ How `LocalPool` works:
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
   or signal; the tasks queued behind it (and any finished ones it held) are requeued.
+- Checking: the worker checks each answer with `verify.check_answer` (`is_solution` on every
+  solution, the counts) right after the timed call, so checking runs side by side on `jobs`
+  cores; an outcome says `checked` and carries the verdict and the problem found, if any.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
