@@ -152,7 +152,8 @@ class Executor(Protocol):
     """Runs tasks somewhere and streams their outcomes back in completion order."""
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Yield one Outcome per task, as each finishes."""
+        """Yield one Outcome per task, as each finishes (checked with `run_task`'s check, or
+        unchecked, `checked=False`, for `compare` to check)."""
         ...
 
     def close(self) -> None:
