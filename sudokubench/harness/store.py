@@ -14,8 +14,10 @@ Tables:
   `verdict`). `(run_id, task_id)` is the primary key, so a resumed run cannot duplicate one.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
-commits in small batches (every 500 outcomes or 0.5 s, from a background thread when no outcome
-comes): a `kill -9` loses at most the tasks in flight and the last half second of results.
+commits what has come in every tenth of a second (from a background thread when no outcome
+comes; at once past 1,000 rows): a `kill -9` loses at most the tasks in flight and the last
+0.1 s of results, and a fast run commits a few hundred rows at a time, which costs half as much
+per row as 50 at a time.
 """
 
 from __future__ import annotations
@@ -319,7 +321,7 @@ class Store:
                 row[18],
             )
 
-    def writer(self, run_id: int, *, every: int = 500, seconds: float = 0.5) -> TaskWriter:
+    def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""
         return TaskWriter(self, run_id, every=every, seconds=seconds)
 
