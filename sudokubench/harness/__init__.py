@@ -211,19 +211,20 @@ def load_puzzles(args: CompareArgs, grids: dict[str, Grid] | None = None) -> lis
             seen.add(record.id)
             if grids is not None:
                 grids[record.id] = record.puzzle
-            where = record.id.rsplit(":", 1)[-1]
-            line_no = int(where) if where.isdigit() else 0
+            collection = stem
+            if sections:  # "name:line": the line number says which section
+                where = record.id.rsplit(":", 1)[-1]
+                collection = sections.get(int(where) if where.isdigit() else 0, stem)
+            solution = record.expected_solution
             rows.append(
                 PuzzleRow(
-                    puzzle_id=record.id,
-                    position=len(rows),
-                    collection=sections.get(line_no, stem),
-                    puzzle=str(record.puzzle),
-                    box=args.box,
-                    expected_count=record.expected_count,
-                    expected_solution=None
-                    if record.expected_solution is None
-                    else str(record.expected_solution),
+                    record.id,
+                    len(rows),
+                    collection,
+                    str(record.puzzle),
+                    args.box,
+                    record.expected_count,
+                    None if solution is None else str(solution),
                 )
             )
     if not rows:
@@ -478,7 +479,7 @@ def _compare(
         if executor is None:  # its fork server boots while the puzzles are read
             executor = own = _local_pool(args)
         try:
-            puzzles = load_puzzles(args, grids)
+            puzzles = load_puzzles(args)  # the Grids are parsed again only if needed
             store = Store(db, create=True)
         except BaseException:
             executor.close()
