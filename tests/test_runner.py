@@ -137,12 +137,14 @@ def test_an_exception_in_solve_is_an_error_and_the_worker_survives(pool):
     assert pool.started_workers == 1
 
 
-def test_answers_are_passed_on_unverified(pool):
+def test_wrong_answers_are_passed_on_as_returned_with_the_check_saying_what_is_wrong(pool):
     tasks = [task(0, "fake_backends:WrongSolution"), task(1, "fake_backends:WrongCount")]
     outcomes = by_id(list(pool.run(tasks)))
     wrong = outcomes[0]
     assert wrong.status == "solved" and wrong.count == 1
     assert not is_solution(Grid.parse(wrong.solutions[0]), Grid.parse(TELEGRAM))
+    assert wrong.checked and wrong.problem.startswith("solution 1 is wrong: ")
+    assert outcomes[1].checked and outcomes[1].problem is None  # wrong, but only the vote shows it
     # WrongCount drops the one solution and claims an exhaustive count of 0
     assert (outcomes[1].status, outcomes[1].count, outcomes[1].exhaustive) == (
         "unsatisfiable",

@@ -411,14 +411,21 @@ class _Worker:
         if not self.tasks:
             return math.inf
         running = self.running.value
-        if running == self.tasks[0].task_id:
+        tasks = self.tasks
+        if running == tasks[0].task_id:
             return self.deadline
-        for task in self.tasks:
-            if task.task_id == running:
-                if task.backend not in self.loaded:
-                    return self.deadline
-                return min(self.deadline, self.started + task.timeout + grace(task.timeout))
-        return self.deadline
+        # Tasks are planned in order and batches taken from the front of the queue, so the
+        # running one is usually found straight away by its id (the parent looks every tick).
+        k = running - tasks[0].task_id
+        if 0 < k < len(tasks) and tasks[k].task_id == running:
+            task = tasks[k]
+        else:
+            task = next((t for t in tasks if t.task_id == running), None)
+            if task is None:
+                return self.deadline
+        if task.backend not in self.loaded:
+            return self.deadline
+        return min(self.deadline, self.started + task.timeout + grace(task.timeout))
 
     def kill(self) -> None:
         if self.process.is_alive():
