@@ -270,7 +270,11 @@ class BaseBackend:
 
     def version(self) -> str | None:
         """The version of the library behind the backend (sudokubench's for hand-written ones)."""
-        return package_version(self.requires or "sudokubench")
+        if not self.requires:  # no need to look through the installed packages' metadata
+            from sudokubench import __version__
+
+            return __version__
+        return package_version(self.requires)
 
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
         """Find up to `limit` solutions of `puzzle` within `timeout` seconds."""

@@ -67,6 +67,16 @@ def test_name_is_the_registry_key(backend_name, backend):
     assert version is None or isinstance(version, str)
 
 
+def test_hand_written_backends_report_the_installed_sudokubench_version():
+    from importlib import metadata
+
+    import sudokubench
+    from sudokubench.solvers import get_backend
+
+    assert sudokubench.__version__ == metadata.version("sudokubench")
+    assert get_backend("fast").version() == sudokubench.__version__
+
+
 def test_limit_1_solves_a_unique_puzzle(backend):
     if practical_n(backend) >= 9:
         result = solve(backend, TELEGRAM)
