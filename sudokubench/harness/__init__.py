@@ -453,7 +453,8 @@ def _rare_collections() -> Iterator[None]:
     collected, only later; the thresholds come back when the run ends.
     """
     old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 100 * 700), *old[1:])
+    if old[0]:  # 0 means no automatic collection at all: leave it so
+        gc.set_threshold(max(old[0], 100 * 700), *old[1:])
     try:
         yield
     finally:
