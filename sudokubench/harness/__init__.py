@@ -196,9 +196,8 @@ def input_paths(args: CompareArgs) -> list[Path]:
     return paths
 
 
-def load_puzzles(args: CompareArgs, grids: dict[str, Grid] | None = None) -> list[PuzzleRow]:
-    """Read every input puzzle with its collection and expected answer (and its Grid into
-    `grids`, when given, so it is not parsed again)."""
+def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
+    """Read every input puzzle with its collection and expected answer."""
     shape = Shape.parse(args.box) if args.box else None
     rows: list[PuzzleRow] = []
     seen: set[str] = set()
@@ -209,8 +208,6 @@ def load_puzzles(args: CompareArgs, grids: dict[str, Grid] | None = None) -> lis
             if record.id in seen:
                 raise ValueError(f"two inputs give the puzzle id {record.id}: rename one file")
             seen.add(record.id)
-            if grids is not None:
-                grids[record.id] = record.puzzle
             collection = stem
             if sections:  # "name:line": the line number says which section
                 where = record.id.rsplit(":", 1)[-1]
@@ -473,14 +470,13 @@ def _compare(
     from sudokubench.harness.report import build_report
 
     db = Path(db)
-    grids: dict[str, Grid] = {}
     own: Executor | None = None  # the pool made here, closed here on every path
     if resume is None:  # bad input stops the run before the database is touched
         args = _with_backends(args)
         if executor is None:  # its fork server boots while the puzzles are read
             executor = own = _local_pool(args)
         try:
-            puzzles = load_puzzles(args)  # the Grids are parsed again only if needed
+            puzzles = load_puzzles(args)
             store = Store(db, create=True)
         except BaseException:
             executor.close()
@@ -508,7 +504,7 @@ def _compare(
                 tracker.add(row, counted=False)
             if on_start:
                 on_start(run_id, len(tasks), len(done))
-            _execute(store, run_id, puzzles, grids, todo, tracker, args, executor, progress)
+            _execute(store, run_id, todo, tracker, args, executor, progress)
         except KeyboardInterrupt:
             store.set_status(run_id, "interrupted")
             raise Interrupted(run_id, store.path) from None
@@ -521,14 +517,6 @@ def _compare(
         store.close()
         if own is not None:  # closed already unless something failed before the run
             own.close()
-
-
-def _grid(grids: dict[str, Grid], row: PuzzleRow) -> Grid:
-    """The puzzle's Grid, parsed once."""
-    grid = grids.get(row.puzzle_id)
-    if grid is None:
-        grid = grids[row.puzzle_id] = puzzle_grid(row)
-    return grid
 
 
 def _local_pool(args: CompareArgs) -> Executor:
@@ -552,21 +540,24 @@ def _with_backends(args: CompareArgs) -> CompareArgs:
 def _execute(
     store: Store,
     run_id: int,
-    puzzles: Sequence[PuzzleRow],
-    grids: dict[str, Grid],
     todo: Sequence[Task],
     tracker: _Tracker,
     args: CompareArgs,
     executor: Executor | None,
     progress: Callable[[Progress], None] | None,
 ) -> None:
-    rows = {p.puzzle_id: p for p in puzzles}
+    grids: dict[str, Grid] = {}  # parsed only for outcomes the executor did not check
     writer = store.writer(run_id)
     if executor is None:
         executor = _local_pool(args)
     try:
         for outcome in executor.run(todo):
-            grid = None if outcome.checked else _grid(grids, rows[outcome.task.puzzle_id])
+            grid = None
+            if not outcome.checked:
+                puzzle_id = outcome.task.puzzle_id
+                if puzzle_id not in grids:
+                    grids[puzzle_id] = puzzle_grid(tracker.puzzles[puzzle_id])
+                grid = grids[puzzle_id]
             row = check_outcome(outcome, grid)
             writer.add(row)
             tracker.add(row)
