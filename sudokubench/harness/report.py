@@ -212,19 +212,13 @@ def _pairs(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
                 group.append(t)
     pairs: dict[str, list[Pair]] = defaultdict(list)
     for (backend, puzzle_id), rows in grouped.items():
-        if len(rows) == 1:  # the common case, without the sorting
-            (t,) = rows
-            times = (t.wall_s,) if t.status in _FINISHED else ()
-            effort = effort_of(t.stats)
-        else:
+        if len(rows) > 1:
             rows.sort(key=lambda t: t.sample)
-            times = tuple(t.wall_s for t in rows if t.status in _FINISHED)
-            efforts = [e for t in rows if (e := effort_of(t.stats))]
-            effort = (
-                (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2])
-                if efforts
-                else None
-            )
+        times = tuple(t.wall_s for t in rows if t.status in _FINISHED)
+        efforts = [e for t in rows if (e := effort_of(t.stats))]
+        effort = (
+            (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2]) if efforts else None
+        )
         pairs[backend].append(Pair(puzzle_id, backend, rows[0].status, times, effort))
     return pairs
 
