@@ -37,7 +37,7 @@ from _common import Rounds, load_average, process_cpu
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
-from sudokubench.harness.runner import LocalPool, Outcome, Task
+from sudokubench.harness.pool import LocalPool, Outcome, Task
 from sudokubench.solvers import get_backend
 
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.

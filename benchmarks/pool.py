@@ -27,7 +27,7 @@ import time
 from _common import Rounds, load_average, process_cpu
 
 from sudokubench.formats import collection_path, parse_grid, read_puzzles
-from sudokubench.harness.runner import DEFAULT_BATCH_SIZE, LocalPool, Task
+from sudokubench.harness.pool import DEFAULT_BATCH_SIZE, LocalPool, Task
 from sudokubench.solvers import get_backend
 
 

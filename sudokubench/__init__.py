@@ -7,6 +7,7 @@ first use).
 
 from __future__ import annotations
 
+from sudokubench._version import __version__ as __version__
 from sudokubench.backend import Backend, SolveResult, Status
 from sudokubench.grid import (
     Grid,
@@ -33,8 +34,6 @@ __all__ = [
     "is_solution",
     "solve",
 ]
-
-__version__ = "0.1.0"
 
 
 def _as_grid(puzzle: Grid | str) -> Grid:

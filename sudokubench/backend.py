@@ -47,8 +47,11 @@ __all__ = [
 Stats = Mapping[str, int | float]
 
 
-class Status(enum.Enum):
-    """How a solve ended. Whether the search finished is `SolveResult.exhaustive`, not a status."""
+class Status(enum.StrEnum):
+    """How a solve ended. Whether the search finished is `SolveResult.exhaustive`, not a status.
+
+    A `StrEnum`: a status read back from storage or JSON is its value, and equal to it.
+    """
 
     SOLVED = "solved"
     UNSATISFIABLE = "unsatisfiable"
@@ -111,6 +114,10 @@ class Backend(Protocol):
 
     def available(self) -> bool:
         """Whether the backend can run here (its library imports)."""
+        ...
+
+    def unavailable_reason(self) -> str:
+        """Why `available()` is false, with the fix when there is one; "" when available."""
         ...
 
     def version(self) -> str | None:
@@ -271,7 +278,7 @@ class BaseBackend:
     def version(self) -> str | None:
         """The version of the library behind the backend (sudokubench's for hand-written ones)."""
         if not self.requires:  # no need to look through the installed packages' metadata
-            from sudokubench import __version__
+            from sudokubench._version import __version__
 
             return __version__
         return package_version(self.requires)

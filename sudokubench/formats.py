@@ -1,19 +1,7 @@
 """Text <-> Grid: every puzzle notation sudokubench reads and writes, and puzzle files.
 
-One grid (`parse_grid`) may be written as:
-
-- a **line** of symbols, one per cell: `1-9` then `A-Z` for N > 9 (either case); a blank is
-  `.` or `0` (also `_`, `-`, `*`). Spaces, `|` and `+` between cells are ignored.
-- a **block** of N rows with optional separators (`|`, `-`, `+`, `=`, spaces): the SadMan
-  `.sdk` and SimpleSudoku `.ss` styles, the `format_pretty` output, Project Euler 96's rows.
-  `#` lines, `[Puzzle]`-style section lines and `Grid 01` headers are skipped. A row made only
-  of `-` is read as a separator, so in a block write an empty row with `.` or `0`.
-- **numeric tokens** for any size, one line or one row per line: `0 12 3 ...` (0 or `.` blank).
-  A line is read as tokens when it holds several whitespace-separated numbers at least one of
-  which has two digits; otherwise every non-space character is one cell.
-- **JSON**: `[[row], ...]` or `{"rows": [[...]], ...}` or `{"puzzle": "line", "box": "3x3"}`.
-
-The shape comes from the cell count (81 -> 3x3, 36 -> 2x3); `shape=` overrides it.
+One grid (`parse_grid`, which is `Grid.parse`) may be written in any notation of
+`notation.py`: a line, a block of rows, numeric tokens or JSON.
 
 A puzzle file (`read_puzzles`) is streamed, never read whole, in one of three layouts chosen
 from its first puzzle line:
@@ -26,8 +14,9 @@ from its first puzzle line:
   `puzzle,solution`, optionally `count`); a `.csv` file or a first line with a comma.
 
 `.gz` files are decompressed (recognised by content, not name); `-` is stdin. Every record has
-an id `file:line`. Output: `format_pretty` (box separators, `.` blanks), `format_line`,
-`format_tokens`, `format_json`, `format_candidates`.
+an id `file:line`, and the collection a `# collection: NAME` comment line above it names.
+Output: `format_pretty` (box separators, `.` blanks), `format_line`, `format_tokens`,
+`format_json`, `format_candidates`.
 
 Errors are `GridFormatError` (text that is no grid) and say what and where:
 `top95.txt:3: column 17: unexpected character 'x'`.
@@ -35,6 +24,7 @@ Errors are `GridFormatError` (text that is no grid) and say what and where:
 
 from __future__ import annotations
 
+import bisect
 import csv
 import gzip
 import io
@@ -47,7 +37,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from sudokubench.grid import SHAPES, SYMBOLS, Grid, GridFormatError, InvalidPuzzleError, Shape
+from sudokubench.errors import GridFormatError, InvalidPuzzleError
+from sudokubench.grid import Grid
+from sudokubench.notation import BLANKS, is_header, is_separator, is_skipped, row_cells
+from sudokubench.shape import SHAPES, Shape
 
 __all__ = [
     "BLANKS",
@@ -67,8 +60,6 @@ __all__ = [
     "read_puzzles",
 ]
 
-#: Characters that mean an empty cell in line form.
-BLANKS = ".0_-*"
 #: Longest line a puzzle file may have: a 25x25 grid as tokens with a solution fits easily.
 MAX_LINE = 100_000
 #: Lines read before choosing a file's layout (a 16x16 block has 16 rows).
@@ -78,16 +69,8 @@ PUZZLE_COLUMNS = ("puzzle", "puzzles", "quizzes", "quiz", "grid", "sudoku", "que
 SOLUTION_COLUMNS = ("solution", "solutions", "answer")
 COUNT_COLUMNS = ("count", "solution_count", "solutions_count")
 
-_SEPARATOR_ROW = re.compile(r"[-+=|: ]+")
-_HEADER = re.compile(r"(grid|puzzle|sudoku)(\s.*)?|\[.*\]", re.IGNORECASE)
-_TOKEN = re.compile(r"[^\s|+]+")
 _GZIP_MAGIC = b"\x1f\x8b"
-#: Digit of each symbol character, for the fast path of a plain line.
-_DIGIT = {ch: 0 for ch in BLANKS} | {
-    ch: d for d, s in enumerate(SYMBOLS, 1) for ch in {s, s.lower()}
-}
-#: `str.translate` table of `_DIGIT` over ASCII: chr(digit), chr(127) for any other character.
-_LINE_DIGITS = "".join(chr(_DIGIT.get(chr(i), 127)) for i in range(128))
+_SECTION = re.compile(r"#\s*collection:\s*(\S+)", re.IGNORECASE)
 
 
 class PuzzleRecord(NamedTuple):
@@ -98,155 +81,13 @@ class PuzzleRecord(NamedTuple):
     puzzle: Grid
     expected_count: int | None = None
     expected_solution: Grid | None = None
-
-
-# -- one grid -------------------------------------------------------------------------------
-
-
-def _is_separator(line: str) -> bool:
-    """A row of box separators such as `------+-------+------`."""
-    return _SEPARATOR_ROW.fullmatch(line) is not None
-
-
-def _is_skipped(line: str) -> bool:
-    """Comments, headers (`Grid 01`, `[Puzzle]`) and separator rows: no cells."""
-    return line.startswith("#") or _HEADER.fullmatch(line) is not None or _is_separator(line)
-
-
-def _is_number(token: str) -> bool:
-    return token.isascii() and token.isdigit() and str(int(token)) == token
-
-
-def _row_cells(text: str, where: str) -> list[tuple[int, int, str]]:
-    """The cells of one line as (digit, column, text) triples; digits are not range-checked."""
-    tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(text)]
-    if (
-        len(tokens) > 1
-        and any(len(t) > 1 for t, _ in tokens)
-        and all(t in BLANKS or (_is_number(t) and int(t) <= len(SYMBOLS)) for t, _ in tokens)
-    ):
-        return [(0 if t in BLANKS else int(t), col, t) for t, col in tokens]
-    cells = []
-    for col, ch in enumerate(text, 1):
-        if ch in BLANKS:
-            cells.append((0, col, ch))
-        elif ch.isascii() and ch.upper() in SYMBOLS:
-            cells.append((SYMBOLS.index(ch.upper()) + 1, col, ch))
-        elif not (ch.isspace() or ch in "|+"):
-            raise GridFormatError(f"{where}column {col}: unexpected character {ch!r}")
-    return cells
-
-
-def _size_hint() -> str:
-    return ", ".join(f"{s.cells} ({s.n}x{s.n})" for s in SHAPES)
-
-
-def _shape_for(count: int, shape: Shape | None, where: str) -> Shape:
-    """The given shape if the count fits it, else the shape the count implies."""
-    if shape is not None:
-        if count != shape.cells:
-            n = shape.n
-            raise GridFormatError(f"{where}expected {shape.cells} cells ({n}x{n}), got {count}")
-        return shape
-    try:
-        return Shape.for_cells(count)
-    except InvalidPuzzleError:
-        raise GridFormatError(
-            f"{where}{count} cells is not the size of a grid (cells: {_size_hint()})"
-        ) from None
-
-
-def _build(
-    cells: list[tuple[int, int, int, str]], shape: Shape | None, where: str, rows: int
-) -> Grid:
-    """A grid from (digit, line, column, text) cells, with errors that point at the bad cell."""
-    shape = _shape_for(len(cells), shape, where)
-    n = shape.n
-    for k, (d, line, col, text) in enumerate(cells):
-        if d > n:
-            place = f"line {line}, column {col}" if rows > 1 else f"column {col}"
-            what = (
-                f"value {d} is more than {n}"
-                if text.isdigit()
-                else f"unexpected character {text!r} (a {n}x{n} grid uses 1-{SYMBOLS[n - 1]})"
-            )
-            raise GridFormatError(f"{where}{place} ({shape.cell_name(k)}): {what}")
-    return Grid(shape, tuple(d for d, _, _, _ in cells))
-
-
-def _grid_from_json(text: str, shape: Shape | None, where: str) -> Grid:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GridFormatError(f"{where}invalid JSON: {exc.msg} at column {exc.colno}") from None
-    if isinstance(data, dict):
-        if shape is None and isinstance(data.get("box"), str):
-            shape = Shape.parse(data["box"])
-        if "rows" in data:
-            data = data["rows"]
-        elif isinstance(data.get("puzzle"), str):
-            return parse_grid(data["puzzle"], shape, where=where.removesuffix(": "))
-        else:
-            raise GridFormatError(f"{where}JSON grid needs a 'rows' list or a 'puzzle' string")
-    if not (isinstance(data, list) and all(isinstance(row, list) for row in data)):
-        raise GridFormatError(f"{where}JSON grid must be a list of rows")
-    cells = []
-    for r, row in enumerate(data, 1):
-        for c, d in enumerate(row, 1):
-            if isinstance(d, bool) or not isinstance(d, int) or d < 0:
-                raise GridFormatError(f"{where}JSON row {r}, item {c}: {d!r} is not a digit")
-            cells.append((d, r, c, str(d)))
-    return _build(cells, shape, where, rows=len(data))
-
-
-def _plain_line(text: str, shape: Shape | None) -> Grid | None:
-    """The common case, a plain line of symbols, read without per-cell bookkeeping.
-
-    None for anything else, including a bad plain line: the general path explains the error.
-    """
-    try:  # every character to its digit in C: others become 127 or more, or fail to encode
-        values = tuple(text.translate(_LINE_DIGITS).encode("latin-1"))
-    except UnicodeEncodeError:
-        return None
-    if shape is None:
-        try:
-            shape = Shape.for_cells(len(values))
-        except InvalidPuzzleError:
-            return None
-    if len(values) != shape.cells or max(values, default=0) > shape.n:
-        return None
-    return Grid._unchecked(shape, values)  # ints from bytes: 0..N, as many as the shape has
+    #: The `# collection: NAME` section the puzzle is in; None outside any section.
+    collection: str | None = None
 
 
 def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Grid:
-    """Read one grid in any form of the module docstring; `where` prefixes error messages."""
-    prefix = f"{where}: " if where else ""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "[") and (stripped[0] == "{" or re.match(r"\[\s*[\[\d]", stripped)):
-        return _grid_from_json(stripped, shape, prefix)
-    fast = _plain_line(stripped, shape)
-    if fast is not None:
-        return fast
-    lines = [(i, line.strip()) for i, line in enumerate(stripped.splitlines(), 1)]
-    rows = [(i, line) for i, line in lines if line and not _is_skipped(line)]
-    cells: list[tuple[int, int, int, str]] = []
-    row_lengths = []
-    for i, line in rows:
-        row_where = f"{prefix}line {i}, " if len(lines) > 1 else prefix
-        row = _row_cells(line, row_where)
-        row_lengths.append((i, len(row)))
-        cells.extend((d, i, col, t) for d, col, t in row)
-    if len(rows) > 1:  # a block: point at the first row of the wrong length
-        n = shape.n if shape else row_lengths[0][1]
-        if n * n != len(cells) or len(rows) != n:
-            bad = next(((i, m) for i, m in row_lengths if m != n), None)
-            if bad:
-                raise GridFormatError(f"{prefix}line {bad[0]}: expected {n} cells, got {bad[1]}")
-            if len(rows) != n:
-                raise GridFormatError(f"{prefix}expected {n} rows of {n} cells, got {len(rows)}")
-    if not cells:
-        raise GridFormatError(f"{prefix}no grid (empty text)")
-    return _build(cells, shape, prefix, rows=len(rows))
+    """Read one grid in any notation of `notation.py`; `where` prefixes error messages."""
+    return Grid.parse(text, shape, where=where)
 
 
 def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> PuzzleRecord:
@@ -345,15 +186,38 @@ def _open_text(source: str | Path) -> tuple[str, IO[str]]:
     return path.name, io.TextIOWrapper(binary, encoding="utf-8-sig")
 
 
-def _lines(name: str, handle: IO[str]) -> Iterator[tuple[int, str]]:
-    """(line number, stripped line), refusing over-long lines and non-text bytes."""
+class _Sections:
+    """The `# collection: NAME` lines seen so far: which section a line number is in."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.names: list[str] = []
+
+    def note(self, line_no: int, line: str) -> None:
+        if line.startswith("#") and (match := _SECTION.match(line)):
+            self.starts.append(line_no)
+            self.names.append(match.group(1))
+
+    def at(self, line_no: int) -> str | None:
+        k = bisect.bisect_left(self.starts, line_no)
+        return self.names[k - 1] if k else None
+
+
+def _lines(
+    name: str, handle: IO[str], sections: _Sections | None = None
+) -> Iterator[tuple[int, str]]:
+    """(line number, stripped line), refusing over-long lines and non-text bytes; comment
+    lines that open a collection are noted in `sections`."""
     line_no = 0
     try:
         while line := handle.readline(MAX_LINE + 1):
             line_no += 1
             if len(line) > MAX_LINE:
                 raise GridFormatError(f"{name}:{line_no}: line longer than {MAX_LINE:,} characters")
-            yield line_no, line.strip()
+            line = line.strip()
+            if sections is not None and line[:1] == "#":
+                sections.note(line_no, line)
+            yield line_no, line
     except UnicodeDecodeError:
         raise GridFormatError(f"{name}:{line_no + 1}: not a text file (invalid UTF-8)") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
@@ -384,8 +248,8 @@ def _is_csv_header(line: str) -> bool:
 
 def _csv_records(
     name: str, lines: Iterator[tuple[int, str]], first: tuple[int, str], shape: Shape | None
-) -> Iterator[PuzzleRecord]:
-    """Records of a CSV file; without a header the columns are puzzle[,solution[,count]]."""
+) -> Iterator[tuple[int, PuzzleRecord]]:
+    """(line, record) of a CSV file; without a header the columns are puzzle[,solution[,count]]."""
     if _is_csv_header(first[1]):
         line_no, header_line = first
         header = [h.strip().lower() for h in next(csv.reader([header_line]))]
@@ -423,7 +287,7 @@ def _csv_records(
             if not field(count_col).isdigit():
                 raise GridFormatError(f"{where}: the count {field(count_col)!r} is not a number")
             count = int(field(count_col))
-        yield PuzzleRecord(where, puzzle, count, solution)
+        yield line_no, PuzzleRecord(where, puzzle, count, solution)
 
 
 def _is_whole_line(line: str, shape: Shape | None) -> bool:
@@ -432,7 +296,7 @@ def _is_whole_line(line: str, shape: Shape | None) -> bool:
     if "|" in text:
         return False
     try:
-        cells = _row_cells(text, "")
+        cells = row_cells(text, "")
     except GridFormatError:
         return True  # let the line parser report it with its position
     if shape is not None:
@@ -447,20 +311,20 @@ def _is_whole_line(line: str, shape: Shape | None) -> bool:
 def _could_be_row(line: str) -> bool:
     """Whether a line has as many cells as a row of some grid (only 16 is both)."""
     try:
-        return len(_row_cells(line.split(":")[0], "")) in {s.n for s in SHAPES}
+        return len(row_cells(line.split(":")[0], "")) in {s.n for s in SHAPES}
     except GridFormatError:
         return False
 
 
 def _block_records(
     name: str, lines: Iterable[tuple[int, str]], shape: Shape | None
-) -> Iterator[PuzzleRecord]:
+) -> Iterator[tuple[int, PuzzleRecord]]:
     rows: list[tuple[int, str]] = []
     n = shape.n if shape else 0
     for line_no, line in lines:
-        if not line or _is_separator(line):
+        if not line or is_separator(line):
             continue
-        if line.startswith("#") or _HEADER.fullmatch(line):
+        if line.startswith("#") or is_header(line):
             if rows:
                 raise GridFormatError(
                     f"{name}:{line_no}: the grid that starts on line {rows[0][0]} has "
@@ -468,7 +332,7 @@ def _block_records(
                 )
             continue
         if not rows and not shape:
-            n = len(_row_cells(line, f"{name}:{line_no}: "))
+            n = len(row_cells(line, f"{name}:{line_no}: "))
             try:
                 Shape.for_size(n)
             except InvalidPuzzleError:
@@ -483,7 +347,7 @@ def _block_records(
                 grid = parse_grid(text, shape)
             except GridFormatError as exc:
                 raise GridFormatError(_relocate(str(exc), name, start)) from None
-            yield PuzzleRecord(f"{name}:{start}", grid)
+            yield start, PuzzleRecord(f"{name}:{start}", grid)
             rows = []
     if rows:
         raise GridFormatError(
@@ -508,24 +372,25 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
     name, handle = _open_text(source)
     solutions = None if str(source) == "-" else _solution_lines(Path(source))
     found = 0
+    sections = _Sections()
     try:
-        lines = _lines(name, handle)
+        lines = _lines(name, handle, sections)
         first = next(((i, line) for i, line in lines if line and not line.startswith("#")), None)
         if first is None:
             raise GridFormatError(f"{name}: no puzzles in the file")
         if Path(str(source)).suffix == ".csv" or "," in first[1]:
-            records: Iterator[PuzzleRecord] = _csv_records(name, lines, first, shape)
+            records: Iterator[tuple[int, PuzzleRecord]] = _csv_records(name, lines, first, shape)
         else:
             ahead = [first]
             if shape is None and _could_be_row(first[1]):  # 16 cells: 4x4 puzzle or 16x16 row
                 rest = (x for x in lines if x[1] and not x[1].startswith("#"))
                 ahead.extend(itertools.islice(rest, LOOKAHEAD - 1))
             stream = itertools.chain(ahead, lines)
-            if all(not _is_skipped(line) and _is_whole_line(line, shape) for _, line in ahead):
+            if all(not is_skipped(line) and _is_whole_line(line, shape) for _, line in ahead):
                 records = _line_records(name, stream, shape)
             else:
                 records = _block_records(name, stream, shape)
-        for record in records:
+        for start, record in records:
             found += 1
             if solutions is not None and record.expected_solution is None:
                 text = next(solutions, None)
@@ -533,7 +398,9 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
                     solution = parse_grid(
                         text, record.puzzle.shape, where=f"{name} solution {found}"
                     )
-                    record = PuzzleRecord(record.id, record.puzzle, record.expected_count, solution)
+                    record = record._replace(expected_solution=solution)
+            if sections.starts:
+                record = record._replace(collection=sections.at(start))
             yield record
         if not found:
             raise GridFormatError(f"{name}: no puzzles in the file")
@@ -546,10 +413,10 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
 
 def _line_records(
     name: str, lines: Iterable[tuple[int, str]], shape: Shape | None
-) -> Iterator[PuzzleRecord]:
+) -> Iterator[tuple[int, PuzzleRecord]]:
     for line_no, line in lines:
         if line and not line.startswith("#"):
-            yield parse_record(line, shape, where=f"{name}:{line_no}")
+            yield line_no, parse_record(line, shape, where=f"{name}:{line_no}")
 
 
 def puzzles_dir() -> Path:

@@ -25,7 +25,7 @@ def backend(backend_name: str) -> Backend:
     """The backend under test; skipped only when its optional package is missing here."""
     found = get_backend(backend_name)
     if not found.available():
-        reason = getattr(found, "unavailable_reason", lambda: "not available")()
+        reason = found.unavailable_reason() or "not available"
         pytest.skip(f"{backend_name}: {reason}")
     return found
 

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import MULTIPLE, TELEGRAM, collection
@@ -301,9 +302,12 @@ def test_no_traceback_from_the_real_command():
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
+SCRIPT = str(Path(sys.executable).with_name("sudokubench"))
+
+
 def test_the_done_criterion_through_the_installed_script():
     done = subprocess.run(
-        ["sudokubench", "count", MULTIPLE, "--limit", "100", "--json"],
+        [SCRIPT, "count", MULTIPLE, "--limit", "100", "--json"],
         capture_output=True,
         text=True,
         timeout=60,

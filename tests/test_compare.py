@@ -118,7 +118,7 @@ class Unchecked:
     check: the backend's answers as returned, so compare must check them itself."""
 
     def __init__(self) -> None:
-        from sudokubench.harness.runner import LocalPool
+        from sudokubench.harness.pool import LocalPool
 
         self.pool = LocalPool(jobs=1)
 

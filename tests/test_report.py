@@ -12,8 +12,8 @@ from conftest import MULTIPLE, TELEGRAM
 
 from sudokubench import count
 from sudokubench.harness import CompareArgs
-from sudokubench.harness.plots import cactus, distributions, save, scatter
 from sudokubench.harness.report import build_report, compare_runs, render, render_against
+from sudokubench.harness.report.plots import cactus, distributions, save, scatter
 from sudokubench.harness.stats import (
     Pair,
     geometric_ratio,

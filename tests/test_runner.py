@@ -15,7 +15,7 @@ import pytest
 from conftest import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.grid import Grid, Shape, is_solution
-from sudokubench.harness.runner import LocalPool, Outcome, Task, describe_exit, run_task
+from sudokubench.harness.pool import LocalPool, Outcome, Task, describe_exit, run_task
 from sudokubench.solvers import get_backend
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -248,7 +248,7 @@ def test_bad_arguments_are_refused():
 
 
 def test_preload_names_the_modules_of_registered_backends_only():
-    from sudokubench.harness.runner import _modules
+    from sudokubench.harness.pool.local import _modules
 
     names = ["pycosat:minimal", "backtracking", "exec:./solver", "fake_backends:Crash"]
     assert _modules(names) == [
@@ -282,7 +282,7 @@ def test_kill_9_of_the_run_leaves_no_worker_or_program_running(tmp_path):
     exec_name = f"exec:{sys.executable} {program}"
     run = f"""
 import threading, time
-from sudokubench.harness.runner import LocalPool, Task
+from sudokubench.harness.pool import LocalPool, Task
 pool = LocalPool(jobs=2, batch_size=1)
 tasks = [
     Task(0, "x:1", {TELEGRAM!r}, None, "fake_backends:SleepForever", 1, 120.0, 0),
@@ -326,7 +326,7 @@ time.sleep(120)
 @pytest.mark.slow  # starts a dask cluster (a few seconds)
 def test_dask_executor_has_the_same_semantics():
     pytest.importorskip("distributed")
-    from sudokubench.harness.runner import DaskExecutor
+    from sudokubench.harness.pool import DaskExecutor
 
     tasks = [task(k, "backtracking") for k in range(6)]
     tasks += [

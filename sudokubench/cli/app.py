@@ -39,9 +39,10 @@ from typing import Annotated, Any
 import typer
 
 from sudokubench.backend import Backend, SolveResult
+from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord, parse_grid, parse_record, read_puzzles
-from sudokubench.grid import Grid, GridFormatError, InvalidPuzzleError, Shape
-from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
+from sudokubench.grid import Grid, GridFormatError, Shape
+from sudokubench.solvers import backend_names, get_backend
 
 __all__ = [
     "ARGUMENT_ID",
@@ -83,9 +84,7 @@ class UsageFailure(Exception):
 
 #: Errors that mean "bad input": one line, exit code 2.
 INPUT_ERRORS = (
-    GridFormatError,
-    InvalidPuzzleError,
-    UnknownBackendError,
+    InputError,
     UsageFailure,
     OSError,
     UnicodeDecodeError,
@@ -181,7 +180,7 @@ def resolve_backend(name: str) -> Backend:
     """The named backend, or UsageFailure if it is unknown or cannot run here."""
     backend = get_backend(name)
     if not backend.available():
-        reason = getattr(backend, "unavailable_reason", lambda: "")() or "not available here"
+        reason = backend.unavailable_reason() or "not available here"
         raise UsageFailure(f"backend {name}: {reason}")
     return backend
 

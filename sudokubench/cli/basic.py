@@ -326,7 +326,7 @@ def backends(as_json: JsonOpt = False) -> None:
                 "version": found.version() if available else None,
                 "practical_n": getattr(found, "practical_n", None),
                 "handles_hard": getattr(found, "handles_hard", None),
-                "note": "" if available else getattr(found, "unavailable_reason", lambda: "")(),
+                "note": "" if available else found.unavailable_reason(),
             }
         )
     if as_json:

@@ -19,17 +19,12 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app, emit_json
-from sudokubench.harness import (
-    SHOWCASE_TIMEOUT,
-    CompareArgs,
-    Interrupted,
-    Progress,
-)
-from sudokubench.harness import (
-    compare as run_compare,
-)
+from sudokubench.errors import InputError, StoreError
+from sudokubench.harness import CompareArgs, Interrupted, Progress
+from sudokubench.harness import compare as run_compare
+from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.stats import jobs_warning
-from sudokubench.harness.store import Store, StoreError
+from sudokubench.harness.store import Store
 
 DbOpt = Annotated[
     Path,
@@ -193,7 +188,7 @@ def compare(
             box=box,
             baseline=baseline,
         )
-    except ValueError as exc:
+    except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
@@ -210,12 +205,6 @@ def compare(
             file=sys.stderr,
         )
         raise typer.Exit(130) from None
-    except StoreError as exc:
-        raise UsageFailure(str(exc)) from None
-    except ValueError as exc:
-        if type(exc) is ValueError:  # bad arguments found while planning
-            raise UsageFailure(str(exc)) from None
-        raise
     finally:
         reporter.stop()
     from sudokubench.harness.report import render
@@ -269,8 +258,7 @@ def report(
 ) -> None:
     """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
     disagreement."""
-    from sudokubench.harness import plots
-    from sudokubench.harness.report import FORMATS, build_report, render, render_against
+    from sudokubench.harness.report import FORMATS, build_report, plots, render, render_against
 
     if fmt not in FORMATS:
         raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -298,7 +286,7 @@ def report(
             else:
                 figure = plots.cactus(built)
             plots.save(figure, plot)
-    except ValueError as exc:
+    except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if output is not None:
         output.write_text(text, encoding="utf-8")

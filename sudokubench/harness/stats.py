@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
+from sudokubench.backend import Status
+
 __all__ = [
     "EFFORT_KEYS",
     "MIN_SAMPLES",
@@ -64,20 +66,34 @@ def effort_of(stats: Mapping[str, int | float]) -> tuple[str, float] | None:
     return None
 
 
+#: The statuses whose samples are timed.
+FINISHED = frozenset((Status.SOLVED, Status.UNSATISFIABLE))
+
+
+class Ratio(NamedTuple):
+    """A geometric-mean time ratio over the puzzles both sides finished, with its 95% interval
+    and the number of puzzles it rests on."""
+
+    value: float
+    low: float
+    high: float
+    puzzles: int
+
+
 class Pair(NamedTuple):
     """One (puzzle, backend): its measured samples' times and what it did (a named tuple: a
     report makes one per puzzle and backend)."""
 
     puzzle_id: str
     backend: str
-    status: str
+    status: Status
     times: tuple[float, ...]
     effort: tuple[str, float] | None = None
 
     @property
     def finished(self) -> bool:
         """Solved or proved unsatisfiable (so it has a time)."""
-        return self.status in ("solved", "unsatisfiable") and bool(self.times)
+        return self.status in FINISHED and bool(self.times)
 
     @property
     def time(self) -> float:
@@ -137,9 +153,7 @@ def summarize_times(pairs: Iterable[Pair]) -> TimeSummary:
     )
 
 
-def geometric_ratio(
-    pairs: Sequence[Pair], baseline: Sequence[Pair]
-) -> tuple[float, float, float, int] | None:
+def geometric_ratio(pairs: Sequence[Pair], baseline: Sequence[Pair]) -> Ratio | None:
     """Geometric mean of time / baseline time over puzzles both finished, 95% interval, n."""
     base = {p.puzzle_id: p.time for p in baseline if p.finished and p.time > 0}
     logs = [
@@ -151,7 +165,7 @@ def geometric_ratio(
         return None
     mean = statistics.fmean(logs)
     half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else 0.0
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs)
+    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs))
 
 
 def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[str]:

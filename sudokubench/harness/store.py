@@ -22,6 +22,7 @@ per row as 50 at a time.
 
 from __future__ import annotations
 
+import enum
 import json
 import sqlite3
 import threading
@@ -32,10 +33,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sudokubench.backend import Status
+from sudokubench.errors import StoreError
+
 __all__ = [
     "SCHEMA_VERSION",
     "PuzzleRow",
     "RunRow",
+    "RunStatus",
     "Store",
     "StoreError",
     "TaskRow",
@@ -92,13 +97,17 @@ CREATE TABLE IF NOT EXISTS tasks (
 """
 
 
-class StoreError(ValueError):
-    """A results file that cannot be used (another schema version, not a sudokubench file)."""
-
-
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunStatus(enum.StrEnum):
+    """Where a run stands."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
@@ -108,7 +117,7 @@ class RunRow:
     id: int
     started: str
     ended: str | None
-    status: str
+    status: RunStatus
     args: dict[str, Any]
     machine: dict[str, Any]
     disagreements: int | None
@@ -138,7 +147,7 @@ class TaskRow(NamedTuple):
     limit: int
     timeout: float
     sample: int
-    status: str
+    status: Status
     count: int
     exhaustive: bool
     solutions: tuple[str, ...]
@@ -152,10 +161,43 @@ class TaskRow(NamedTuple):
     problem: str | None
 
 
-_TASK_COLUMNS = (
-    'task_id, puzzle_id, puzzle, backend, "limit", timeout, sample, status, count, exhaustive, '
-    "solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid, problem"
-)
+# -- the one place where records meet the tables' columns: each column is named after the field
+# it stores (`"limit"` quoted, an SQL word); a few fields are stored in another form.
+
+_RUN_FIELDS = ("id", "started", "ended", "status", "args", "machine", "disagreements")
+_RUN_COLUMNS = ", ".join(_RUN_FIELDS)
+_PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
+_TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
+_STATUSES = {s.value: s for s in Status}
+
+
+def _run_from_sql(values: Sequence[Any]) -> RunRow:
+    row = dict(zip(_RUN_FIELDS, values, strict=True))
+    row["status"] = RunStatus(row["status"])
+    row["args"] = json.loads(row["args"])
+    row["machine"] = json.loads(row["machine"])
+    return RunRow(**row)
+
+
+def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
+    """The values of a tasks row: the run id, then the row's fields in `_TASK_COLUMNS` order,
+    the solutions and stats as JSON text."""
+    stored = row._replace(
+        status=str(row.status), solutions=_solutions_json(row), stats=json.dumps(row.stats)
+    )
+    return (run_id, *stored)
+
+
+def _task_from_sql(values: Sequence[Any]) -> TaskRow:
+    """A TaskRow from the values of `SELECT _TASK_COLUMNS`."""
+    row = TaskRow._make(values)
+    return row._replace(
+        status=_STATUSES[row.status],
+        exhaustive=bool(row.exhaustive),
+        solutions=tuple(json.loads(row.solutions)),  # type: ignore[arg-type]
+        stats=json.loads(row.stats),  # type: ignore[arg-type]
+        valid=bool(row.valid),
+    )
 
 
 def _solutions_json(row: TaskRow) -> str:
@@ -221,23 +263,20 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def set_status(self, run_id: int, status: str, *, disagreements: int | None = None) -> None:
+    def set_status(
+        self, run_id: int, status: RunStatus, *, disagreements: int | None = None
+    ) -> None:
         """Mark a run running, complete or interrupted (ended is set unless running)."""
-        ended = None if status == "running" else now_utc()
+        ended = None if status == RunStatus.RUNNING else now_utc()
         with self.db:
             self.db.execute(
                 "UPDATE runs SET status = ?, ended = ?, disagreements = ? WHERE id = ?",
                 (status, ended, disagreements, run_id),
             )
 
-    def _run(self, row: Sequence[Any]) -> RunRow:
-        return RunRow(
-            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6]
-        )
-
     def run(self, run_id: int | None = None) -> RunRow:
         """One run, the latest when `run_id` is None; StoreError if there is none."""
-        query = "SELECT id, started, ended, status, args, machine, disagreements FROM runs"
+        query = f"SELECT {_RUN_COLUMNS} FROM runs"
         if run_id is None:
             row = self.db.execute(query + " ORDER BY id DESC LIMIT 1").fetchone()
             if row is None:
@@ -246,12 +285,12 @@ class Store:
             row = self.db.execute(query + " WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise StoreError(f"{self.path} has no run {run_id}")
-        return self._run(row)
+        return _run_from_sql(row)
 
     def runs(self) -> list[RunRow]:
         """Every run, oldest first."""
-        query = "SELECT id, started, ended, status, args, machine, disagreements FROM runs"
-        return [self._run(row) for row in self.db.execute(query + " ORDER BY id")]
+        query = f"SELECT {_RUN_COLUMNS} FROM runs"
+        return [_run_from_sql(row) for row in self.db.execute(query + " ORDER BY id")]
 
     def status_counts(self) -> dict[int, dict[str, int]]:
         """Per run: finished tasks by status, plus `wrong` (answers that failed their check)."""
@@ -271,17 +310,17 @@ class Store:
         """Store the puzzles of a run (again on resume: existing rows are kept)."""
         with self.db:
             self.db.executemany(
-                "INSERT OR IGNORE INTO puzzles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
+                f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
                 ((run_id, *p) for p in puzzles),
             )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order."""
         return [
-            PuzzleRow(*row)
+            PuzzleRow._make(row)
             for row in self.db.execute(
-                "SELECT puzzle_id, position, collection, puzzle, box, expected_count, "
-                "expected_solution FROM puzzles WHERE run_id = ? ORDER BY position",
+                f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? ORDER BY position",
                 (run_id,),
             )
         ]
@@ -299,27 +338,7 @@ class Store:
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
         )
         for row in rows:
-            yield TaskRow(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                row[6],
-                row[7],
-                row[8],
-                bool(row[9]),
-                tuple(json.loads(row[10])),
-                row[11],
-                row[12],
-                row[13],
-                json.loads(row[14]),
-                row[15],
-                row[16],
-                bool(row[17]),
-                row[18],
-            )
+            yield _task_from_sql(row)
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""
@@ -359,15 +378,7 @@ class TaskWriter:
 
     def add(self, row: TaskRow) -> None:
         """Queue one row; commits when the batch is full or old enough."""
-        # The row's fields are the table's columns, two of them as JSON text.
-        values = (
-            self.run_id,
-            *row[:10],
-            _solutions_json(row),
-            *row[11:14],
-            json.dumps(row.stats),
-            *row[15:],
-        )
+        values = _task_to_sql(self.run_id, row)
         with self.lock:
             self.pending.append(values)
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
@@ -379,8 +390,8 @@ class TaskWriter:
             if self.pending:
                 with self.store.db:
                     self.store.db.executemany(
-                        "INSERT OR REPLACE INTO tasks VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        f"INSERT OR REPLACE INTO tasks (run_id, {_TASK_COLUMNS}) "
+                        f"VALUES (?{', ?' * len(TaskRow._fields)})",
                         self.pending,
                     )
                 self.pending.clear()

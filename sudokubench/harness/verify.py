@@ -30,10 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
+from sudokubench.backend import Status
 from sudokubench.formats import parse_grid
-from sudokubench.grid import Grid, solution_problem
+from sudokubench.grid import Grid, Shape, solution_problem
+from sudokubench.harness.store import PuzzleRow, TaskRow
 
 __all__ = [
     "EXPECTED",
@@ -81,9 +83,9 @@ class Verdict:
 UNKNOWN = Verdict("unknown")
 
 
-def verdict_of(status: str, count: int, exhaustive: bool) -> Verdict:
+def verdict_of(status: Status, count: int, exhaustive: bool) -> Verdict:
     """The verdict of a result: exhaustive -> exact; solutions found -> lower bound; else `?`."""
-    if status == "error":
+    if status == Status.ERROR:
         return UNKNOWN
     if exhaustive:
         return _verdict("exact", count)
@@ -117,7 +119,7 @@ def check_answer(
     source: str,
     puzzle: Grid,
     *,
-    status: str,
+    status: Status,
     count: int,
     exhaustive: bool,
     solutions: Sequence[str | Grid],
@@ -158,9 +160,36 @@ def check_answer(
             problem = f"claims {count} solutions but returned {len(solutions)}"
         elif limit is not None and count > limit:
             problem = f"returned {count} solutions, more than the limit {limit}"
-        elif status == "unsatisfiable" and count:
+        elif status == Status.UNSATISFIABLE and count:
             problem = f"says unsatisfiable but returned {count} solutions"
     return Voice(source, verdict, tuple(canonical) if problem is None else (), problem)
+
+
+class Answer(Protocol):
+    """What `check_result` reads of an answer: a `SolveResult`, or an executor's `Outcome`."""
+
+    @property
+    def status(self) -> Status: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def exhaustive(self) -> bool: ...
+    @property
+    def solutions(self) -> Sequence[str | Grid]: ...
+
+
+def check_result(source: str, puzzle: Grid, answer: Answer, limit: int | None) -> Voice:
+    """`check_answer` on an answer object (the one call the worker, the parent and the CLI
+    make)."""
+    return check_answer(
+        source,
+        puzzle,
+        status=answer.status,
+        count=answer.count,
+        exhaustive=answer.exhaustive,
+        solutions=answer.solutions,
+        limit=limit,
+    )
 
 
 def expected_voice(
@@ -287,3 +316,33 @@ def agree(puzzle_id: str, voices: Sequence[Voice]) -> PuzzleVerdict:
     return PuzzleVerdict(
         puzzle_id, not problems, consensus, tuple(problems), frozenset(blamed), len(found)
     )
+
+
+def voice_of(row: TaskRow) -> Voice:
+    """A stored task's answer as a voice in the vote."""
+    return Voice(
+        row.backend,
+        verdict_of(row.status, row.count, row.exhaustive),
+        row.solutions if row.valid else (),
+        row.problem,
+    )
+
+
+def puzzle_grid(row: PuzzleRow) -> Grid:
+    """The Grid of a stored puzzle."""
+    return Grid.parse(row.puzzle, Shape.parse(row.box) if row.box else None)
+
+
+def file_voice(row: PuzzleRow) -> Voice | None:
+    """The input file's answer for a stored puzzle as a voice, None when it states none."""
+    if row.expected_count is None and row.expected_solution is None:
+        return None
+    return expected_voice(puzzle_grid(row), row.expected_count, row.expected_solution)
+
+
+def cross_check(puzzle: PuzzleRow, rows: Iterable[TaskRow]) -> PuzzleVerdict:
+    """Every stored answer about one puzzle, in task order, and the file's, cross-checked."""
+    voices = [voice_of(t) for t in sorted(rows, key=lambda t: t.task_id)]
+    if voice := file_voice(puzzle):
+        voices.append(voice)
+    return agree(puzzle.puzzle_id, voices)

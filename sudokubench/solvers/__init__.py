@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from sudokubench.backend import Backend
+from sudokubench.errors import UnknownBackendError
 
 __all__ = ["REGISTRY", "Entry", "UnknownBackendError", "backend_names", "get_backend"]
 
@@ -59,10 +60,6 @@ REGISTRY: dict[str, Entry] = {
 
 #: The backend `solve` and `count` use when none is named.
 DEFAULT_BACKEND = "fast"
-
-
-class UnknownBackendError(ValueError):
-    """A backend name that neither the registry, an entry point nor an import resolves."""
 
 
 def _load(target: str) -> object:

@@ -58,8 +58,9 @@ from sudokubench.backend import (
 )
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
+from sudokubench.processes import die_with_parent
 
-__all__ = ["ExecBackend", "FunctionBackend", "adapt", "die_with_parent"]
+__all__ = ["ExecBackend", "FunctionBackend", "adapt"]
 
 #: Answer lines that mean "this puzzle has no solution".
 NO_SOLUTION = frozenset({"0", "none"})
@@ -72,7 +73,7 @@ def adapt(obj: object, name: str) -> Backend:
 
     UnknownBackendError when `obj` is none of those or the class needs constructor arguments.
     """
-    from sudokubench.solvers import UnknownBackendError
+    from sudokubench.errors import UnknownBackendError
 
     if isinstance(obj, type):
         try:
@@ -111,6 +112,13 @@ class _Completed:
         """What the object says, else True."""
         probe = getattr(self.inner, "available", None)
         return bool(probe()) if callable(probe) else True
+
+    def unavailable_reason(self) -> str:
+        """What the object says, else a generic reason when it is not available."""
+        probe = getattr(self.inner, "unavailable_reason", None)
+        if callable(probe):
+            return str(probe())
+        return "" if self.available() else "the plug-in says it is not available"
 
     def version(self) -> str | None:
         """What the object says, else its module's `__version__`."""
@@ -173,23 +181,6 @@ class FunctionBackend(BaseBackend):
             solve_s=solve_s,
             message=message,
         )
-
-
-def die_with_parent() -> None:
-    """Linux: have the kernel SIGKILL this process when the process that started it dies.
-
-    Used by the harness's workers and by `exec:` programs, so a `kill -9` of a run leaves no
-    solver running on. Elsewhere (no prctl) it does nothing.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - an unusual libc
-        pass
 
 
 def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec

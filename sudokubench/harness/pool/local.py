@@ -1,8 +1,9 @@
-"""Running (puzzle, backend) tasks in worker processes, with hard timeouts.
+"""`LocalPool`: running (puzzle, backend) tasks in worker processes here, with hard timeouts.
 
-The harness hands an `Executor` a stream of `Task`s and reads back one `Outcome` per task, in
-completion order. `LocalPool` is the executor on this machine; `DaskExecutor` runs the same
-tasks on a dask.distributed cluster, each dask worker using a `LocalPool` of its own.
+The harness hands an `Executor` (`pool/task.py`) a stream of `Task`s and reads back one
+`Outcome` per task, in completion order. `LocalPool` is the executor on this machine; the
+worker loop is `pool/worker.py`; `DaskExecutor` (`pool/dask.py`) runs the same tasks on a
+dask.distributed cluster, each dask worker using a `LocalPool` of its own.
 
 How `LocalPool` works:
 
@@ -17,7 +18,7 @@ How `LocalPool` works:
   so the caller can store each as it finishes. The parent looks at the pipes every few
   milliseconds instead of blocking on them (a worker that writes to a pipe nobody is waiting
   on is not switched out for the parent, which on a busy 2-core machine made each message cost
-  ~0.7 ms), and reads all a pipe holds in one system call.
+  ~0.7 ms). Messages are `Connection.send`/`recv` pickles (`pool/wire.py`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
   previous outcomes arrived, or when the worker reported that it had loaded the task's backend
@@ -33,7 +34,7 @@ How `LocalPool` works:
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
   or signal; the tasks queued behind it (and any finished ones it held) are requeued.
-- Checking: the worker checks each answer with `verify.check_answer` (`is_solution` on every
+- Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
@@ -59,35 +60,20 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing
-import os
-import pickle
 import select
 import signal
-import struct
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
-from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
-from sudokubench.backend import SolveResult
-from sudokubench.formats import parse_grid
-from sudokubench.grid import Shape
-from sudokubench.harness.verify import check_answer
+from sudokubench.backend import Status
+from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
+from sudokubench.harness.pool.wire import from_wire, receive, send
+from sudokubench.harness.pool.worker import worker_main
 
-__all__ = [
-    "DEFAULT_BATCH_SIZE",
-    "LOAD_TIMEOUT",
-    "DaskExecutor",
-    "Executor",
-    "LocalPool",
-    "Outcome",
-    "Task",
-    "default_grace",
-    "run_task",
-]
+__all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
 #: Most tasks per batch sent to a worker (fewer when the queue is nearly empty).
 DEFAULT_BATCH_SIZE = 128
@@ -97,209 +83,15 @@ BATCH_BYTES = 32_000
 TASK_BYTES = 200
 #: What every worker imports; the fork server imports it once for all of them.
 WORKER_MODULES = (
-    "sudokubench.harness.runner",
+    "sudokubench.harness.pool.worker",
     "sudokubench.formats",
     "sudokubench.solvers",
     "sudokubench.solvers.external",
 )
-#: Seconds a worker may hold finished outcomes to send them together (see `_worker_main`).
-HOLD = 0.004
-#: Most bytes the parent reads from a worker's pipe in one system call.
-READ_BYTES = 1 << 16
-_SIZE = struct.Struct("!i")  # the frame header of `multiprocessing.connection`
-_BIG_SIZE = struct.Struct("!Q")  # after a size of -1, for messages of 2 GiB or more
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
 #: Seconds a worker may take to start and load a backend before it counts as stuck.
 LOAD_TIMEOUT = 60.0
-
-
-class Task(NamedTuple):
-    """One backend run on one puzzle (a named tuple: the harness makes one per run and puzzle,
-    and it travels to a worker as a plain tuple)."""
-
-    task_id: int  # unique within a run and stable across --resume
-    puzzle_id: str  # "file:line"
-    puzzle: str  # the puzzle in line form (digits > 9 as letters); shape inferred
-    box: str | None  # "RxC" when the shape must be forced, else None
-    backend: str  # any name get_backend() resolves (registry, module:attr, exec:CMD)
-    limit: int
-    timeout: float  # seconds; the backend gets timeout=this, the worker dies at timeout + grace
-    sample: int  # 0..repeat-1 for measured samples; negative for warm-up runs
-
-
-class Outcome(NamedTuple):
-    """What came back for one task: the backend's answer and, when `checked`, the harness's
-    check of it (`verify.check_answer`, run in the worker right after the timed call)."""
-
-    task: Task
-    status: str  # Status.value: "solved" | "unsatisfiable" | "timeout" | "error"
-    count: int
-    exhaustive: bool
-    solutions: tuple[str, ...]  # line strings: canonical when checked and sound, else as returned
-    encode_s: float
-    solve_s: float
-    wall_s: float  # perf_counter in the worker around backend.solve(...)
-    stats: Mapping[str, int | float] = MappingProxyType({})
-    message: str = ""  # why, for timeout/error
-    checked: bool = False  # whether `verdict` and `problem` below are the harness's check
-    verdict: str = "?"  # the answer's verdict: "0", "=n", ">=n" or "?"
-    problem: str | None = None  # what is wrong with the answer on its own; None when sound
-
-
-class Executor(Protocol):
-    """Runs tasks somewhere and streams their outcomes back in completion order."""
-
-    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Yield one Outcome per task, as each finishes (checked with `run_task`'s check, or
-        unchecked, `checked=False`, for `compare` to check)."""
-        ...
-
-    def close(self) -> None:
-        """Release the workers."""
-        ...
-
-
-def default_grace(timeout: float) -> float:
-    """Seconds past its timeout a task may run before its worker is killed: 0.5 s + 10%."""
-    return 0.5 + 0.1 * timeout
-
-
-def failed(task: Task, status: str, message: str, wall_s: float = 0.0) -> Outcome:
-    """An outcome with no answer (timeout or error): nothing to check, verdict `?`."""
-    return Outcome(task, status, 0, False, (), 0.0, 0.0, wall_s, {}, message, True, "?", None)
-
-
-# -- the worker side --------------------------------------------------------------------------
-
-
-def run_task(backend: Any, task: Task) -> Outcome:
-    """Run one task with an already resolved backend, in this process; never raises."""
-    try:
-        puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
-    except ValueError as exc:
-        return failed(task, "error", f"cannot read the puzzle: {exc}")
-    # A backend whose own timeout costs a forked child per solve runs without one: this
-    # worker is killed at the deadline anyway.
-    timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
-    start = time.perf_counter()
-    try:
-        result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
-    except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
-        wall_s = time.perf_counter() - start
-        return failed(task, "error", f"{type(exc).__name__}: {exc}", wall_s)
-    wall_s = time.perf_counter() - start
-    if not isinstance(result, SolveResult):
-        return failed(task, "error", f"solve returned {type(result).__name__}, not a SolveResult")
-    # The harness's check, outside the timed call: it is per-answer work, so it runs side by
-    # side in the workers instead of one after another in the parent.
-    status = result.status.value
-    try:
-        voice = check_answer(
-            task.backend,
-            puzzle,
-            status=status,
-            count=result.count,
-            exhaustive=result.exhaustive,
-            solutions=result.solutions,
-            limit=task.limit,
-        )
-    except Exception as exc:  # a malformed result (e.g. a count that is not an int)
-        return failed(task, "error", f"cannot check the result: {type(exc).__name__}: {exc}")
-    return Outcome(
-        task,
-        status,
-        result.count,
-        result.exhaustive,
-        voice.solutions if voice.sound else tuple(str(g) for g in result.solutions),
-        result.encode_s,
-        result.solve_s,
-        wall_s,
-        {k: v for k, v in result.stats.items() if isinstance(v, int | float)},
-        result.message,
-        True,
-        str(voice.verdict),
-        voice.problem,
-    )
-
-
-def _wire(outcome: Outcome) -> tuple:
-    """The outcome as the worker sends it: a plain tuple, the task as its id (cheap to pickle)."""
-    o = outcome
-    fields = (o.status, o.count, o.exhaustive, o.solutions, o.encode_s, o.solve_s, o.wall_s)
-    return (o.task.task_id, *fields, o.stats, o.message, o.checked, o.verdict, o.problem)
-
-
-def _watch(lifeline: Connection) -> None:
-    """Kill this worker as soon as the parent's end of the lifeline closes (the run died)."""
-    with contextlib.suppress(EOFError, OSError):
-        while True:
-            lifeline.recv_bytes()
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> None:
-    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
-
-    Outcomes go back as lists: tasks run within `HOLD` seconds from the start of the first one
-    not yet sent travel together (one message, one system call), and any wait for a new batch
-    or a backend load sends what is held first. A task that takes `HOLD` or more is therefore
-    sent as soon as it ends. `running` (shared memory) holds the id of the task being solved,
-    so the parent blames the right one if this process is killed or dies holding answers.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from sudokubench.solvers import get_backend
-    from sudokubench.solvers.external import die_with_parent
-
-    # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
-    # the lifeline, which only the run holds (the fork server stays up while workers live).
-    threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
-    die_with_parent()
-
-    backends: dict[str, Any] = {}
-    held: list[tuple] = []  # finished, not yet sent
-    since = 0.0  # when the first of them started
-    while True:
-        if held:
-            conn.send(held)
-            held = []
-        if running is not None:
-            running.value = -1  # idle: no task to blame
-        try:
-            batch = conn.recv()
-        except EOFError:
-            return
-        if batch is None:
-            return
-        for fields in batch:
-            task = Task(*fields)
-            if running is not None:
-                running.value = task.task_id
-            backend = backends.get(task.backend)
-            if backend is None:
-                if held:
-                    conn.send(held)
-                    held = []
-                try:
-                    backend = get_backend(task.backend)
-                except Exception as exc:
-                    conn.send([_wire(failed(task, "error", f"cannot load the backend: {exc}"))])
-                    continue
-                if not backend.available():
-                    reason = getattr(backend, "unavailable_reason", lambda: "")()
-                    conn.send([_wire(failed(task, "error", f"backend not available: {reason}"))])
-                    continue
-                backends[task.backend] = backend
-                conn.send(("ready", task.task_id))
-            if not held:
-                since = time.perf_counter()
-            held.append(_wire(run_task(backend, task)))
-            if time.perf_counter() - since >= HOLD:
-                conn.send(held)
-                held = []
-
-
-# -- the parent side --------------------------------------------------------------------------
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -322,7 +114,7 @@ class _Worker:
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
         self.process = ctx.Process(
-            target=_worker_main, args=(child, lifeline, self.running), daemon=True
+            target=worker_main, args=(child, lifeline, self.running), daemon=True
         )
         self.process.start()
         child.close()
@@ -330,8 +122,6 @@ class _Worker:
         self._poller = select.poll() if hasattr(select, "poll") else None
         if self._poller is not None:
             self._poller.register(self.conn.fileno(), select.POLLIN)
-        self._fd = self.conn.fileno()
-        self._buffer = bytearray()  # bytes read from the pipe that do not yet make a message
         self.loaded: set[str] = set()  # backend names the worker has reported loaded
         self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
         self.deadline = math.inf
@@ -343,46 +133,17 @@ class _Worker:
             return self.conn.poll()
         return bool(self._poller.poll(0))
 
-    def messages(self) -> Iterator[tuple]:
+    def messages(self) -> Iterator[Any]:
         """The messages waiting in the pipe, without blocking; EOFError (or OSError) once the
-        worker is gone and every message it sent before has been yielded.
-
-        Where `poll` exists, whatever the pipe holds is read in one system call and cut into
-        `Connection` frames here (a 4-byte big-endian size, or -1 and an 8-byte size, then the
-        pickle), instead of three calls per message (poll, size, body): with fast tasks the
-        messages come in bunches between two looks. Nothing else reads this end of the pipe.
-        """
-        if self._poller is None:
-            while self.conn.poll():
-                yield self.conn.recv()
-            return
-        buffer = self._buffer
-        while self._poller.poll(0):
-            chunk = os.read(self._fd, READ_BYTES)
-            if not chunk:
-                raise EOFError
-            buffer += chunk
-            ready, start, end = [], 0, len(buffer)
-            while end - start >= 4:
-                (size,) = _SIZE.unpack_from(buffer, start)
-                head = 4
-                if size == -1:
-                    if end - start < 12:
-                        break
-                    (size,) = _BIG_SIZE.unpack_from(buffer, start + 4)
-                    head = 12
-                if end - start < head + size:
-                    break
-                ready.append(pickle.loads(memoryview(buffer)[start + head : start + head + size]))
-                start += head + size
-            del buffer[:start]
-            yield from ready
+        worker is gone and every message it sent before has been yielded."""
+        while self.readable():
+            yield receive(self.conn)
 
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks
         self.tasks.extend(batch)
         # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
-        self.conn.send([tuple(t) for t in batch])
+        send(self.conn, [tuple(t) for t in batch])
         if idle:
             self.arm(time.perf_counter(), grace)
 
@@ -430,7 +191,7 @@ class _Worker:
     def stop(self, *, wait: bool = True) -> None:
         """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""
         with contextlib.suppress(OSError):
-            self.conn.send(None)
+            send(self.conn, None)
         if wait:
             self.process.join(2)
             self.kill()
@@ -573,10 +334,7 @@ class LocalPool:
                     worker.arm(now, self.grace)
                     continue
                 for wire in message:  # outcomes, in task order
-                    task = worker.tasks.popleft()
-                    if wire[0] != task.task_id:  # pragma: no cover - a protocol bug
-                        raise RuntimeError(f"worker answered task {wire[0]}, expected {task}")
-                    yield Outcome(task, *wire[1:])
+                    yield from_wire(worker.tasks.popleft(), wire)
                 worker.arm(now, self.grace)
         except (EOFError, OSError):
             if worker.tasks:
@@ -602,10 +360,10 @@ class LocalPool:
         elapsed = now - worker.started
         if task.backend in worker.loaded:
             message = f"killed after {elapsed:.1f} s (timeout {task.timeout:g} s)"
-            outcome = failed(task, "timeout", message, elapsed)
+            outcome = failed(task, Status.TIMEOUT, message, elapsed)
         else:
             message = f"the backend did not load within {LOAD_TIMEOUT:g} s; worker killed"
-            outcome = failed(task, "error", message)
+            outcome = failed(task, Status.ERROR, message)
         self._requeue(worker, queue)
         self._replace(worker)
         return outcome
@@ -615,82 +373,7 @@ class LocalPool:
         worker.process.join(5)
         elapsed = time.perf_counter() - worker.started
         how = describe_exit(worker.process.exitcode)
-        outcome = failed(task, "error", f"worker died: {how}", elapsed)
+        outcome = failed(task, Status.ERROR, f"worker died: {how}", elapsed)
         self._requeue(worker, queue)
         self._replace(worker)
         return outcome
-
-
-class DaskExecutor:
-    """An `Executor` on a dask.distributed cluster (the optional extra `dask`).
-
-    Tasks go to the cluster in small batches (`client.map`); on each dask worker a batch runs
-    through that worker's own `LocalPool` of one process, so hard timeouts, killed workers and
-    crashes behave exactly as with `LocalPool` here. Outcomes stream back a batch at a time, in
-    completion order. Without a `client`, a `LocalCluster` of `jobs` single-threaded worker
-    processes is started (and closed by `close`). A cluster of your own must run its workers as
-    non-daemon processes (dask config `distributed.worker.daemon: False`), since each starts
-    a process of its own.
-    """
-
-    def __init__(
-        self,
-        client: Any = None,
-        *,
-        jobs: int = 1,
-        batch_size: int = 4,
-        grace: float | None = None,
-    ) -> None:
-        """Use `client`, or start a local cluster of `jobs` worker processes."""
-        import dask
-        from dask.distributed import Client, LocalCluster
-
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self.batch_size = batch_size
-        self.grace = grace
-        self._cluster = None
-        if client is None:
-            with dask.config.set({"distributed.worker.daemon": False}):
-                self._cluster = LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
-                )
-            client = Client(self._cluster)
-        self.client = client
-
-    def __enter__(self) -> DaskExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Yield every task's Outcome, a batch at a time, in completion order."""
-        from dask.distributed import as_completed
-
-        todo = list(tasks)
-        batches = [todo[k : k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
-        futures = self.client.map(_run_on_dask_worker, batches, grace=self.grace, pure=False)
-        try:
-            for future in as_completed(futures):
-                yield from future.result()
-        finally:  # an abandoned run leaves nothing queued on the cluster
-            self.client.cancel(futures)
-
-    def close(self) -> None:
-        """Close the client and the cluster this executor started (not one it was given)."""
-        if self._cluster is not None:
-            self.client.close()
-            self._cluster.close()
-            self._cluster = None
-
-
-_dask_pools = threading.local()
-
-
-def _run_on_dask_worker(batch: list[Task], grace: float | None) -> list[Outcome]:
-    """On a dask worker: run a batch through this thread's own one-process LocalPool."""
-    pool = getattr(_dask_pools, "pool", None)
-    if pool is None:
-        pool = _dask_pools.pool = LocalPool(jobs=1, grace=grace)
-    return list(pool.run(batch))

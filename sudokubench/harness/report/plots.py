@@ -25,10 +25,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
+from sudokubench.errors import ArgumentError
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from sudokubench.harness.report import RunReport
+    from sudokubench.harness.report.model import RunReport
 
 __all__ = ["KINDS", "cactus", "default_pair", "distributions", "save", "scatter", "to_bytes"]
 
@@ -98,7 +100,7 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
     for name in (a, b):
         if name not in report.backends:
             known = ", ".join(report.backends)
-            raise ValueError(f"--vs: run {report.run.id} has no backend {name!r} (has: {known})")
+            raise ArgumentError(f"run {report.run.id} has no backend {name!r} (has: {known})")
     ta, tb = _times(report, a), _times(report, b)
     timeout = float(report.run.args.get("timeout", 10.0))
     ids = [p.puzzle_id for p in report.puzzles]
@@ -182,5 +184,5 @@ def save(figure: Figure, path: str | Path) -> None:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         plt.close(figure)
-        raise ValueError(f"{path}: the plot file must end in .png or .svg")
+        raise ArgumentError(f"{path}: the plot file must end in .png or .svg")
     path.write_bytes(to_bytes(figure, fmt))

@@ -1,0 +1,27 @@
+"""Executors: where tasks run. `task.py` the records and the `Executor` protocol, `wire.py`
+what crosses the pipe, `worker.py` the worker process, `local.py` `LocalPool` (processes on
+this machine), `dask.py` `DaskExecutor` (a dask.distributed cluster). Re-exports only."""
+
+from sudokubench.harness.pool.dask import DaskExecutor
+from sudokubench.harness.pool.local import (
+    DEFAULT_BATCH_SIZE,
+    LOAD_TIMEOUT,
+    LocalPool,
+    describe_exit,
+)
+from sudokubench.harness.pool.task import Executor, Outcome, Task, default_grace, failed
+from sudokubench.harness.pool.worker import run_task
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "LOAD_TIMEOUT",
+    "DaskExecutor",
+    "Executor",
+    "LocalPool",
+    "Outcome",
+    "Task",
+    "default_grace",
+    "describe_exit",
+    "failed",
+    "run_task",
+]

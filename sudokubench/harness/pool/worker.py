@@ -1,0 +1,142 @@
+"""The worker side of `LocalPool`: the loop each worker process runs, and `run_task`, which
+runs and checks one task in this process (also what a dask worker's pool runs)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sudokubench.backend import SolveResult, Status
+from sudokubench.formats import parse_grid
+from sudokubench.grid import Shape
+from sudokubench.harness.pool.task import Outcome, Task, failed
+from sudokubench.harness.pool.wire import receive, send, to_wire
+from sudokubench.harness.verify import check_result
+from sudokubench.processes import die_with_parent
+
+__all__ = ["HOLD", "run_task", "worker_main"]
+
+#: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
+HOLD = 0.004
+
+
+def run_task(backend: Any, task: Task) -> Outcome:
+    """Run one task with an already resolved backend, in this process; never raises."""
+    try:
+        puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
+    except ValueError as exc:
+        return failed(task, Status.ERROR, f"cannot read the puzzle: {exc}")
+    # A backend whose own timeout costs a forked child per solve runs without one: this
+    # worker is killed at the deadline anyway.
+    timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
+    start = time.perf_counter()
+    try:
+        result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
+    except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
+        wall_s = time.perf_counter() - start
+        return failed(task, Status.ERROR, f"{type(exc).__name__}: {exc}", wall_s)
+    wall_s = time.perf_counter() - start
+    if not isinstance(result, SolveResult):
+        return failed(
+            task, Status.ERROR, f"solve returned {type(result).__name__}, not a SolveResult"
+        )
+    # The harness's check, outside the timed call: it is per-answer work, so it runs side by
+    # side in the workers instead of one after another in the parent.
+    try:
+        voice = check_result(task.backend, puzzle, result, task.limit)
+    except Exception as exc:  # a malformed result (e.g. a count that is not an int)
+        return failed(task, Status.ERROR, f"cannot check the result: {type(exc).__name__}: {exc}")
+    return Outcome(
+        task=task,
+        status=result.status,
+        count=result.count,
+        exhaustive=result.exhaustive,
+        solutions=voice.solutions if voice.sound else tuple(str(g) for g in result.solutions),
+        encode_s=result.encode_s,
+        solve_s=result.solve_s,
+        wall_s=wall_s,
+        stats={k: v for k, v in result.stats.items() if isinstance(v, int | float)},
+        message=result.message,
+        checked=True,
+        verdict=str(voice.verdict),
+        problem=voice.problem,
+    )
+
+
+def _watch(lifeline: Connection) -> None:
+    """Kill this worker as soon as the parent's end of the lifeline closes (the run died)."""
+    with contextlib.suppress(EOFError, OSError):
+        while True:
+            lifeline.recv_bytes()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> None:
+    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
+
+    Outcomes go back as lists: tasks run within `HOLD` seconds from the start of the first one
+    not yet sent travel together (one message, one system call), and any wait for a new batch
+    or a backend load sends what is held first. A task that takes `HOLD` or more is therefore
+    sent as soon as it ends. `running` (shared memory) holds the id of the task being solved,
+    so the parent blames the right one if this process is killed or dies holding answers.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from sudokubench.solvers import get_backend
+
+    # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
+    # the lifeline, which only the run holds (the fork server stays up while workers live).
+    threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
+    die_with_parent()
+
+    backends: dict[str, Any] = {}
+    held: list[tuple] = []  # finished, not yet sent
+    since = 0.0  # when the first of them started
+    while True:
+        if held:
+            send(conn, held)
+            held = []
+        if running is not None:
+            running.value = -1  # idle: no task to blame
+        try:
+            batch = receive(conn)
+        except EOFError:
+            return
+        if batch is None:
+            return
+        for fields in batch:
+            task = Task(*fields)
+            if running is not None:
+                running.value = task.task_id
+            backend = backends.get(task.backend)
+            if backend is None:
+                if held:
+                    send(conn, held)
+                    held = []
+                try:
+                    backend = get_backend(task.backend)
+                except Exception as exc:
+                    send(
+                        conn,
+                        [to_wire(failed(task, Status.ERROR, f"cannot load the backend: {exc}"))],
+                    )
+                    continue
+                if not backend.available():
+                    reason = backend.unavailable_reason()
+                    send(
+                        conn,
+                        [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))],
+                    )
+                    continue
+                backends[task.backend] = backend
+                send(conn, ("ready", task.task_id))
+            if not held:
+                since = time.perf_counter()
+            held.append(to_wire(run_task(backend, task)))
+            if time.perf_counter() - since >= HOLD:
+                send(conn, held)
+                held = []
