@@ -84,6 +84,7 @@ def harness(
         report = compare(args, db=Path(tmp) / "bench.sqlite", executor=pool)
         elapsed = time.perf_counter() - start
         parent = time.process_time() - cpu
+        pool.close()  # compare leaves an executor it was given open
     assert len(report.tasks) == len(report.puzzles), "tasks are missing"
     if not report.ok:
         print(f"  note: {report.disagreement_count} puzzles with a wrong answer or disagreement")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar, Protocol, runtime_checkable
@@ -317,7 +317,3 @@ class SearchBackend(BaseBackend):
     ) -> Iterator[Grid]:
         """Yield the solutions of `puzzle` (its givens do not conflict), updating `stats`."""
         raise NotImplementedError
-
-
-#: A plain function puzzle -> solution (or None), as users may pass one.
-SolveFunction = Callable[[Grid], Grid | None]

@@ -25,6 +25,8 @@ import importlib.util
 import os
 import time
 
+from support import pattern_cells
+
 from sudokubench.backend import SolveResult, make_result
 from sudokubench.grid import Grid, is_solution
 
@@ -44,8 +46,7 @@ def pattern_grid(puzzle: Grid) -> Grid:
     puzzle), the same with two cells of row 1 swapped, which breaks their columns.
     """
     shape = puzzle.shape
-    n, br, bc = shape.n, shape.box_rows, shape.box_cols
-    cells = [(bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n)]
+    cells = pattern_cells(shape)
     grid = Grid(shape, tuple(cells))
     if is_solution(grid, puzzle):  # the givens happen to fit: swap two cells of row 1
         cells[0], cells[1] = cells[1], cells[0]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import pytest
-from conftest import MULTIPLE, collection
+from support import MULTIPLE, collection, pattern_solution
 
 from sudokubench import Grid, Shape, SolveResult, Status, get_backend, is_solution
 from sudokubench.backend import Backend
@@ -39,14 +39,6 @@ REFERENCE = "dlx"
 
 
 # -- grids with a known solution, built by a formula ------------------------------------------
-
-
-def pattern_grid(shape: Shape) -> Grid:
-    """A valid complete grid: row r is 1..N shifted by box_cols * (r % box_rows) + r // box_rows."""
-    n, br, bc = shape.n, shape.box_rows, shape.box_cols
-    return Grid.from_cells(
-        ((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n)), shape
-    )
 
 
 def shuffled(grid: Grid, rng: random.Random) -> Grid:
@@ -88,7 +80,7 @@ def dug_puzzles(box_rows: int, box_cols: int, count: int) -> tuple[tuple[Grid, G
     rng = random.Random(box_rows * 100 + box_cols)
     pairs = []
     for _ in range(count):
-        solution = shuffled(pattern_grid(shape), rng)
+        solution = shuffled(pattern_solution(shape), rng)
         puzzle = solution
         for k in rng.sample(range(shape.cells), shape.cells):
             trial = puzzle.with_value(k, 0)
@@ -105,7 +97,7 @@ def quickly_dug(box_rows: int, box_cols: int) -> PuzzleRecord:
     (unique and known, if less open than `dug_puzzles`)."""
     shape = Shape(box_rows, box_cols)
     rng = random.Random(box_rows * 100 + box_cols)
-    solution = shuffled(pattern_grid(shape), rng)
+    solution = shuffled(pattern_solution(shape), rng)
     cells = list(solution.cells)
     for k in rng.sample(range(shape.cells), shape.cells):
         if len({cells[p] for p in shape.peers[k]} - {0}) == shape.n - 1:

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
 from fake_backends import WrongCount, WrongSolution
-from test_grid import TELEGRAM_SOLUTION, pattern_solution
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, collection, pattern_solution
 
 from sudokubench.cli import basic, main
 from sudokubench.formats import collection_path, format_pretty, format_tokens, parse_grid

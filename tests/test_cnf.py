@@ -6,7 +6,7 @@ from collections import Counter
 
 import pycosat
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.cli import main
 from sudokubench.encodings.cnf import (

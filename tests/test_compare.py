@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM
+from support import MULTIPLE, TELEGRAM
 
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.report import build_report

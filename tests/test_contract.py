@@ -12,8 +12,7 @@ import random
 import time
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
-from test_grid import TELEGRAM_SOLUTION, pattern_solution
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, collection, pattern_solution
 
 from sudokubench.backend import Backend, SolveResult, Status
 from sudokubench.grid import SHAPES, Grid, Shape, is_solution

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+import support
+from support import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.backend import BaseBackend, SolveResult, Status, make_result
 from sudokubench.grid import Grid, is_solution
@@ -22,9 +23,7 @@ from sudokubench.solvers.external import ExecBackend, FunctionBackend, adapt
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PY_SOLVER = f"{sys.executable} {EXAMPLES / 'exec_solver.py'}"
 CONFLICTING = "88" + TELEGRAM[2:]  # two 8s in row 1
-TELEGRAM_SOLUTION = Grid.parse(
-    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
-)
+TELEGRAM_SOLUTION = Grid.parse(support.TELEGRAM_SOLUTION)
 
 
 def first_solution(puzzle: Grid) -> Grid | None:

@@ -6,7 +6,7 @@ import random
 import time
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, collection, pattern_solution
 
 from sudokubench import Grid, Status, is_solution
 from sudokubench.grid import Shape, shape_of
@@ -14,15 +14,6 @@ from sudokubench.solvers import DEFAULT_BACKEND, get_backend
 from sudokubench.solvers.fast import Fast, tables
 
 FAST = get_backend("fast")
-
-
-def pattern_grid(shape: Shape) -> Grid:
-    """A valid complete grid from the shift formula: row r is row 0 shifted by C*(r%R) + r//R."""
-    n, rows, cols = shape.n, shape.box_rows, shape.box_cols
-    return Grid(
-        shape,
-        tuple((cols * (r % rows) + r // rows + c) % n + 1 for r in range(n) for c in range(n)),
-    )
 
 
 def blank(grid: Grid, cells: list[int] | set[int]) -> Grid:
@@ -50,7 +41,7 @@ def swap_rectangle(grid: Grid) -> tuple[int, int, int, int]:
 @pytest.mark.parametrize("box", [(3, 4), (5, 5)])
 def test_a_blank_row_and_column_have_one_completion(box):
     """Each empty cell misses only one digit in its column or row: exactly one solution."""
-    full = pattern_grid(shape_of(*box))
+    full = pattern_solution(shape_of(*box))
     n = full.n
     puzzle = blank(full, {3 * n + c for c in range(n)} | {r * n + 5 for r in range(n)})
     result = FAST.solve(puzzle, limit=10)
@@ -67,9 +58,7 @@ def test_telegram_has_exactly_one_solution():
     puzzle = Grid.parse(TELEGRAM)
     result = FAST.solve(puzzle, limit=10)
     assert (result.status, result.count, result.exhaustive) == (Status.SOLVED, 1, True)
-    assert str(result.solutions[0]) == (
-        "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
-    )
+    assert str(result.solutions[0]) == TELEGRAM_SOLUTION
 
 
 def test_multiple_has_exactly_28_solutions():
@@ -114,7 +103,7 @@ def test_6x6_with_first_row_given_has_39168_solutions():
 
 @pytest.mark.parametrize("box", [(2, 2), (2, 3), (2, 4), (4, 4)])
 def test_a_swappable_rectangle_gives_exactly_two_solutions(box):
-    full = pattern_grid(shape_of(*box))
+    full = pattern_solution(shape_of(*box))
     rectangle = swap_rectangle(full)
     puzzle = blank(full, set(rectangle))
     result = FAST.solve(puzzle, limit=10)
@@ -125,7 +114,7 @@ def test_a_swappable_rectangle_gives_exactly_two_solutions(box):
 
 @pytest.mark.parametrize("box", [(2, 3), (3, 4), (5, 5)])
 def test_pattern_grid_with_a_third_of_the_cells_removed(box):
-    full = pattern_grid(shape_of(*box))
+    full = pattern_solution(shape_of(*box))
     n2 = full.shape.cells
     puzzle = blank(full, set(random.Random(7).sample(range(n2), n2 // 3)))
     result = FAST.solve(puzzle, limit=1, timeout=10)

@@ -14,10 +14,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_grid import TELEGRAM_SOLUTION, pattern_solution
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, pattern_solution
 
 from sudokubench.formats import (
     FORMATS,

@@ -6,9 +6,9 @@ import dataclasses
 import itertools
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, pattern_solution
 
 from sudokubench.grid import (
     SHAPES,
@@ -19,18 +19,6 @@ from sudokubench.grid import (
     shape_of,
     solution_problem,
 )
-
-TELEGRAM_SOLUTION = (
-    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
-)
-
-
-def pattern_solution(shape: Shape) -> Grid:
-    """A complete valid grid of any shape (the classic shifted-rows pattern)."""
-    n, br, bc = shape.n, shape.box_rows, shape.box_cols
-    return Grid(
-        shape, tuple((bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n))
-    )
 
 
 @st.composite

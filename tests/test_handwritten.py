@@ -11,7 +11,7 @@ import re
 import sys
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection, pattern_solution
 
 from sudokubench import Grid, Shape, Status, is_solution
 from sudokubench.backend import Deadline, SearchBackend
@@ -318,9 +318,7 @@ def test_a_25x25_puzzle_with_few_holes(backend: SearchBackend) -> None:
     """Every shape works: a 25x25 grid with one cell missing per row."""
     shape = Shape(5, 5)
     n = shape.n
-    full = Grid.from_cells(
-        ((5 * (r % 5) + r // 5 + c) % n + 1 for r in range(n) for c in range(n)), shape
-    )
+    full = pattern_solution(shape)
     puzzle = full
     for r in range(n):
         puzzle = puzzle.with_value(r * n + (r * 7) % n, 0)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.backend import Backend, Deadline, Status
 from sudokubench.encodings.cnf import Encoding, encode

@@ -7,7 +7,7 @@ import io
 import json
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection
 
 from sudokubench import Grid, is_solution
 from sudokubench.cli import main

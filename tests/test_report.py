@@ -8,7 +8,7 @@ import json
 import math
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION
 
 from sudokubench import count
 from sudokubench.harness import CompareArgs
@@ -23,9 +23,6 @@ from sudokubench.harness.stats import (
 )
 from sudokubench.harness.store import PuzzleRow, Store, TaskRow
 
-TELEGRAM_SOLUTION = (
-    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
-)
 MULTI = tuple(str(s) for s in count(MULTIPLE, backend="backtracking", limit=2).solutions)
 
 # -- statistics -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection
 
 from sudokubench.grid import Grid, Shape, is_solution
 from sudokubench.harness.pool import LocalPool, Outcome, Task, describe_exit, run_task

@@ -6,11 +6,12 @@ import sqlite3
 import time
 
 import pytest
+from support import TELEGRAM_SOLUTION
 
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
-SOLUTION = "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
+SOLUTION = TELEGRAM_SOLUTION
 
 
 def row(task_id: int, **changes) -> TaskRow:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from conftest import MULTIPLE, TELEGRAM
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION
 
 from sudokubench import Grid, count, is_solution
 from sudokubench.formats import collection_path, read_puzzles
@@ -23,9 +23,6 @@ from sudokubench.harness.verify import (
 )
 
 #: The telegram grid's one solution, as course.txt states it.
-TELEGRAM_SOLUTION = (
-    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
-)
 
 
 @cache

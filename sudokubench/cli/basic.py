@@ -179,7 +179,7 @@ def count(
     backend counts (10 s each unless --timeout says otherwise) and the counts are
     cross-checked. Exit code 1 on a wrong answer or a disagreement.
     """
-    from sudokubench.harness.verify import agree, check_answer, expected_voice
+    from sudokubench.harness.verify import agree, check_result, expected_voice
 
     solvers = resolve_backends(backend)
     if len(solvers) > 1 and timeout is None:
@@ -192,18 +192,7 @@ def count(
             rows.append((result, seconds))
             if as_json:
                 emit_json(result_json(result, seconds, id=record.id))
-        voices = [
-            check_answer(
-                r.backend,
-                record.puzzle,
-                status=r.status.value,
-                count=r.count,
-                exhaustive=r.exhaustive,
-                solutions=[str(s) for s in r.solutions],
-                limit=limit,
-            )
-            for r, _ in rows
-        ]
+        voices = [check_result(r.backend, record.puzzle, r, limit) for r, _ in rows]
         expected = expected_voice(record.puzzle, record.expected_count, record.expected_solution)
         verdict = agree(record.id, voices + ([expected] if expected else []))
         disagreed |= not verdict.agreed

@@ -92,10 +92,6 @@ class Cnf:
         """The cell-digit number of variable v."""
         return self.names[v - 1] if self.names else v
 
-    def primary(self) -> range:
-        """The variables that decide the grid (here: all of them)."""
-        return range(1, self.num_vars + 1)
-
 
 # -- shape-level clauses, built once per shape ------------------------------------------------
 

@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 from sudokubench.backend import Deadline, SolveResult, collect, make_result
 from sudokubench.grid import Grid, Shape
 
-__all__ = ["collect_in_child", "fork_available"]
+__all__ = ["collect_in_child", "collect_solutions", "fork_available"]
 
 Search = Callable[[dict[str, int | float]], Iterator[Grid]]
 
@@ -39,6 +39,24 @@ GRACE_S = 1.0
 def fork_available() -> bool:
     """Whether this platform can fork (the child-process timeout needs it)."""
     return hasattr(os, "fork")
+
+
+def collect_solutions(
+    backend: str,
+    shape: Shape,
+    search: Search,
+    limit: int,
+    deadline: Deadline,
+    *,
+    encode_s: float = 0.0,
+    fork: bool = True,
+) -> SolveResult:
+    """Up to `limit` solutions from `search(stats)`: in a child killed at the deadline when
+    there is one (and `fork`), else here (the search cannot outrun a deadline it lacks)."""
+    if fork and deadline.remaining() is not None:
+        return collect_in_child(backend, shape, search, limit, deadline, encode_s=encode_s)
+    stats: dict[str, int | float] = {}
+    return collect(backend, search(stats), limit, encode_s=encode_s, stats=stats)
 
 
 def collect_in_child(

@@ -34,9 +34,9 @@ import time
 from collections.abc import Iterator
 from typing import ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, collect
+from sudokubench.backend import BaseBackend, Deadline, SolveResult
 from sudokubench.grid import Grid
-from sudokubench.solvers.child import collect_in_child
+from sudokubench.solvers.child import collect_solutions
 
 __all__ = ["SOLVERS", "Constraint"]
 
@@ -83,9 +83,6 @@ class Constraint(BaseBackend):
             for solution in problem.getSolutionIter():
                 yield decode(puzzle, solution)
 
-        if deadline.remaining() is not None:
-            return collect_in_child(
-                self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s
-            )
-        stats: dict[str, int | float] = {}
-        return collect(self.name, search(stats), limit, encode_s=encode_s, stats=stats)
+        return collect_solutions(
+            self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s
+        )

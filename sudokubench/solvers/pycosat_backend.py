@@ -37,10 +37,10 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, collect, make_result
+from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.encodings.cnf import Clause, Cnf, Encoding, decode, encode
 from sudokubench.grid import Grid
-from sudokubench.solvers.child import collect_in_child
+from sudokubench.solvers.child import collect_solutions
 
 __all__ = [
     "PROPAGATIONS_PER_S",
@@ -120,13 +120,13 @@ class Pycosat(BaseBackend):
                 yield decode(cnf, model, puzzle)
 
         remaining = deadline.remaining()
-        if remaining is None:
-            return collect(self.name, search({}), limit, encode_s=encode_s, stats=stats)
-        if limit == 1:
+        if remaining is not None and limit == 1:
             quick = self._attempt(puzzle, cnf, clauses, remaining, encode_s, stats)
             if quick is not None:
                 return quick
-        return collect_in_child(self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s)
+        return collect_solutions(
+            self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s
+        )
 
     def _attempt(
         self,

@@ -45,11 +45,10 @@ from sudokubench.backend import (
     Deadline,
     DeadlineExceeded,
     SolveResult,
-    collect,
 )
 from sudokubench.encodings.cnf import Cnf, Encoding, decode, encode
 from sudokubench.grid import Grid
-from sudokubench.solvers.child import collect_in_child
+from sudokubench.solvers.child import collect_solutions
 
 __all__ = ["INTERRUPTIBLE", "PySat"]
 
@@ -84,18 +83,20 @@ class PySat(BaseBackend):
         start = time.perf_counter()
         cnf = encode(puzzle, Encoding.OPTIMIZED)
         encode_s = time.perf_counter() - start
-        remaining = deadline.remaining()
-        interrupt = remaining is not None and self.solver in INTERRUPTIBLE
+        interrupt = deadline.remaining() is not None and self.solver in INTERRUPTIBLE
 
         def search(stats: dict[str, int | float]) -> Iterator[Grid]:
             return self._models(puzzle, cnf, deadline if interrupt else None, stats)
 
-        if remaining is not None and not interrupt:
-            return collect_in_child(
-                self.name, puzzle.shape, search, limit, deadline, encode_s=encode_s
-            )
-        stats: dict[str, int | float] = {}
-        return collect(self.name, search(stats), limit, encode_s=encode_s, stats=stats)
+        return collect_solutions(
+            self.name,
+            puzzle.shape,
+            search,
+            limit,
+            deadline,
+            encode_s=encode_s,
+            fork=self.solver not in INTERRUPTIBLE,
+        )
 
     def _models(
         self, puzzle: Grid, cnf: Cnf, deadline: Deadline | None, stats: dict[str, int | float]

@@ -1,0 +1,38 @@
+"""Shared test data and helpers, imported by the test modules (fixtures live in conftest.py).
+
+The one place for the puzzles the tests use by name and for the pattern formula of a valid
+complete grid of any shape, so no test module imports another.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from sudokubench.formats import PuzzleRecord, collection_path, read_puzzles
+from sudokubench.grid import Grid, Shape
+
+#: A 9x9 puzzle with one solution, `TELEGRAM_SOLUTION`.
+TELEGRAM = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
+TELEGRAM_SOLUTION = (
+    "819342567476589123235671894924768315751493682368125479697854231142936758583217946"
+)
+#: A 9x9 puzzle with exactly 28 solutions.
+MULTIPLE = "8.9.....7.76.89....3..7.89..2.7.8.1.7.......2.6.12.47.6978.4231...9.67.......79.6"
+
+
+def pattern_cells(shape: Shape) -> list[int]:
+    """The cells of a valid complete grid: row r is 1..N shifted by
+    box_cols * (r % box_rows) + r // box_rows."""
+    n, br, bc = shape.n, shape.box_rows, shape.box_cols
+    return [(bc * (r % br) + r // br + c) % n + 1 for r in range(n) for c in range(n)]
+
+
+def pattern_solution(shape: Shape) -> Grid:
+    """A complete valid grid of any shape (the classic shifted-rows pattern)."""
+    return Grid(shape, tuple(pattern_cells(shape)))
+
+
+def collection(name: str, count: int | None = None, step: int = 1) -> list[PuzzleRecord]:
+    """The first `count` puzzles (every `step`-th) of a shipped collection."""
+    records = read_puzzles(collection_path(name))
+    return list(itertools.islice(records, 0, None if count is None else count * step, step))
