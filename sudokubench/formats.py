@@ -15,8 +15,8 @@ from its first puzzle line:
 
 `.gz` files are decompressed (recognised by content, not name); `-` is stdin. Every record has
 an id `file:line`, and the collection a `# collection: NAME` comment line above it names.
-Output: `format_pretty` (box separators, `.` blanks), `format_line`, `format_tokens`,
-`format_json`, `format_candidates`.
+Output (`output.py`, re-exported here): `format_pretty` (box separators, `.` blanks),
+`format_line`, `format_tokens`, `format_json`, `format_candidates`.
 
 Errors are `GridFormatError` (text that is no grid) and say what and where:
 `top95.txt:3: column 17: unexpected character 'x'`.
@@ -29,17 +29,25 @@ import csv
 import gzip
 import io
 import itertools
-import json
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, NamedTuple
 
 from sudokubench.errors import GridFormatError, InvalidPuzzleError
 from sudokubench.grid import Grid
 from sudokubench.notation import BLANKS, is_header, is_separator, is_skipped, row_cells
+from sudokubench.output import (
+    FORMATS,
+    format_candidates,
+    format_json,
+    format_line,
+    format_pretty,
+    format_tokens,
+    grid_to_json,
+)
 from sudokubench.shape import SHAPES, Shape
 
 __all__ = [
@@ -106,70 +114,6 @@ def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> P
     if len(parts) > 2 and parts[2].strip():
         solution = parse_grid(parts[2], puzzle.shape, where=f"{prefix}solution")
     return PuzzleRecord(where, puzzle, count, solution)
-
-
-# -- output ---------------------------------------------------------------------------------
-
-
-def format_line(grid: Grid) -> str:
-    """The compact line form: one symbol a cell, `.` for blanks."""
-    return str(grid)
-
-
-def _boxed(shape: Shape, texts: list[str], width: int) -> str:
-    """Cell texts laid out in rows with `|` between boxes and `-+-` rows between bands."""
-    n, br, bc = shape.n, shape.box_rows, shape.box_cols
-    bar = "+".join(
-        "-" * (bc * (width + 1) - 1 + (b > 0) + (b < n // bc - 1)) for b in range(n // bc)
-    )
-    lines = []
-    for r in range(n):
-        if r and r % br == 0:
-            lines.append(bar)
-        chunks = [
-            " ".join(texts[r * n + c].ljust(width) for c in range(start, start + bc))
-            for start in range(0, n, bc)
-        ]
-        lines.append(" | ".join(chunks).rstrip())
-    return "\n".join(lines)
-
-
-def format_pretty(grid: Grid) -> str:
-    """The grid in rows with box separators and `.` for blanks (reads back with parse_grid)."""
-    return _boxed(grid.shape, [grid.shape.symbol(d) for d in grid.cells], 1)
-
-
-def format_candidates(grid: Grid) -> str:
-    """Every cell's candidates (its digit if filled) in the boxed layout, as in Norvig's essay."""
-    texts = [
-        "".join(grid.shape.symbol(d) for d in grid.candidates(k)) or "-" for k in range(len(grid))
-    ]
-    return _boxed(grid.shape, texts, max(map(len, texts)))
-
-
-def format_tokens(grid: Grid) -> str:
-    """One row a line of space-separated numbers, 0 for blanks (any size; reads back)."""
-    width = len(str(grid.n))
-    return "\n".join(" ".join(str(d).rjust(width) for d in row) for row in grid.rows())
-
-
-def grid_to_json(grid: Grid) -> dict[str, object]:
-    """The grid as a JSON-ready dict: `box`, `puzzle` (line form), `rows` (numbers, 0 blank)."""
-    return {"box": str(grid.shape), "puzzle": str(grid), "rows": [list(r) for r in grid.rows()]}
-
-
-def format_json(grid: Grid) -> str:
-    """`grid_to_json` as one line of JSON (reads back with parse_grid)."""
-    return json.dumps(grid_to_json(grid), separators=(",", ":"))
-
-
-#: Output forms by name, as the CLI's `--format` offers them.
-FORMATS: dict[str, Callable[[Grid], str]] = {
-    "pretty": format_pretty,
-    "line": format_line,
-    "tokens": format_tokens,
-    "json": format_json,
-}
 
 
 # -- puzzle files ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ store everything, and report. This module only re-exports; each part has a modul
 - `plan.py`: `CompareArgs`, reading the input puzzles, resolving backends, the task list.
 - `pool/`: executors (`LocalPool` here, `DaskExecutor` on a cluster), tasks and outcomes.
 - `verify.py`: checking one answer, voices, cross-checking a puzzle's answers (agreement).
+- `records.py`: the stored records (`RunRow`, `PuzzleRow`, `TaskRow`, `RunStatus`).
 - `store.py`: the SQLite results file; the one place records meet SQL columns.
 - `stats.py`: time statistics and the named `Ratio`.
 - `report/`: the report model, its renderers (text, Markdown, CSV, JSON, HTML) and plots.

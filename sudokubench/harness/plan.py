@@ -22,7 +22,7 @@ from sudokubench.errors import ArgumentError, UnknownBackendError
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.task import Task
-from sudokubench.harness.store import PuzzleRow
+from sudokubench.harness.records import PuzzleRow
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, canonical_name, get_backend
 
 __all__ = [

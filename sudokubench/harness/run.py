@@ -27,8 +27,9 @@ from sudokubench.harness.plan import (
     resolve_backends,
 )
 from sudokubench.harness.pool import Executor, LocalPool, Outcome, Task
+from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
-from sudokubench.harness.store import PuzzleRow, RunStatus, Store, TaskRow
+from sudokubench.harness.store import Store
 from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
 __all__ = ["Interrupted", "Progress", "compare", "to_row"]

@@ -22,19 +22,18 @@ per row as 50 at a time.
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.errors import StoreError
+from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -100,65 +99,6 @@ CREATE TABLE IF NOT EXISTS tasks (
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class RunStatus(enum.StrEnum):
-    """Where a run stands."""
-
-    RUNNING = "running"
-    COMPLETE = "complete"
-    INTERRUPTED = "interrupted"
-
-
-@dataclass(frozen=True)
-class RunRow:
-    """One run as stored."""
-
-    id: int
-    started: str
-    ended: str | None
-    status: RunStatus
-    args: dict[str, Any]
-    machine: dict[str, Any]
-    disagreements: int | None
-
-
-class PuzzleRow(NamedTuple):
-    """One puzzle of a run: where it came from and what the input says its answer is (a named
-    tuple in the order of the table's columns, after the run id)."""
-
-    puzzle_id: str
-    position: int
-    collection: str
-    puzzle: str
-    box: str | None = None
-    expected_count: int | None = None
-    expected_solution: str | None = None
-
-
-class TaskRow(NamedTuple):
-    """One finished task: the worker's outcome and the harness's check of it (a named tuple in
-    the order of the table's columns: a run makes one per task)."""
-
-    task_id: int
-    puzzle_id: str
-    puzzle: str
-    backend: str
-    limit: int
-    timeout: float
-    sample: int
-    status: Status
-    count: int
-    exhaustive: bool
-    solutions: tuple[str, ...]
-    encode_s: float
-    solve_s: float
-    wall_s: float
-    stats: dict[str, int | float]
-    message: str
-    verdict: str
-    valid: bool
-    problem: str | None
 
 
 # -- the one place where records meet the tables' columns: each column is named after the field

@@ -35,7 +35,7 @@ from typing import Literal, NamedTuple, Protocol
 from sudokubench.backend import Status
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid, Shape, solution_problem
-from sudokubench.harness.store import PuzzleRow, TaskRow
+from sudokubench.harness.records import PuzzleRow, TaskRow
 
 __all__ = [
     "EXPECTED",

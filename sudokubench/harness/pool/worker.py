@@ -86,8 +86,6 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
     so the parent blames the right one if this process is killed or dies holding answers.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from sudokubench.solvers import get_backend
-
     # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
     # the lifeline, which only the run holds (the fork server stays up while workers live).
     threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
@@ -117,26 +115,31 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
                 if held:
                     send(conn, held)
                     held = []
-                try:
-                    backend = get_backend(task.backend)
-                except Exception as exc:
-                    send(
-                        conn,
-                        [to_wire(failed(task, Status.ERROR, f"cannot load the backend: {exc}"))],
-                    )
-                    continue
-                if not backend.available():
-                    reason = backend.unavailable_reason()
-                    send(
-                        conn,
-                        [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))],
-                    )
+                backend = _load(conn, task)
+                if backend is None:
                     continue
                 backends[task.backend] = backend
-                send(conn, ("ready", task.task_id))
             if not held:
                 since = time.perf_counter()
             held.append(to_wire(run_task(backend, task)))
             if time.perf_counter() - since >= HOLD:
                 send(conn, held)
                 held = []
+
+
+def _load(conn: Connection, task: Task) -> Any:
+    """The task's backend, after sending ("ready", task_id); None after sending an ERROR
+    outcome for the task when it cannot be loaded or is not available here."""
+    from sudokubench.solvers import get_backend
+
+    try:
+        backend = get_backend(task.backend)
+    except Exception as exc:
+        send(conn, [to_wire(failed(task, Status.ERROR, f"cannot load the backend: {exc}"))])
+        return None
+    if not backend.available():
+        reason = backend.unavailable_reason()
+        send(conn, [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))])
+        return None
+    send(conn, ("ready", task.task_id))
+    return backend

@@ -20,6 +20,7 @@ from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.plan import CompareArgs
+from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
 from sudokubench.harness.stats import (
     FINISHED,
     Pair,
@@ -31,7 +32,7 @@ from sudokubench.harness.stats import (
     summarize_times,
     warnings_for,
 )
-from sudokubench.harness.store import PuzzleRow, RunRow, RunStatus, Store, TaskRow
+from sudokubench.harness.store import Store
 from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check
 
 __all__ = [
@@ -248,6 +249,50 @@ def _summaries(
     return tuple(rows)
 
 
+def _cross_check_all(
+    puzzles: Sequence[PuzzleRow], tasks: Sequence[TaskRow]
+) -> dict[str, PuzzleVerdict]:
+    """The verdict of every puzzle that has stored tasks."""
+    by_puzzle: dict[str, list[TaskRow]] = defaultdict(list)
+    for t in tasks:
+        by_puzzle[t.puzzle_id].append(t)
+    return {
+        p.puzzle_id: cross_check(p, by_puzzle[p.puzzle_id])
+        for p in puzzles
+        if p.puzzle_id in by_puzzle
+    }
+
+
+def _warnings(
+    store: Store,
+    run: RunRow,
+    args: CompareArgs,
+    summary: Sequence[BackendSummary],
+    planned: int,
+    stored: int,
+) -> tuple[str, ...]:
+    """What to do about the run's numbers, and about tasks it is missing."""
+    warnings = []
+    if jobs := jobs_warning(args.jobs):
+        warnings.append(jobs)
+    for s in summary:
+        warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
+    if planned > stored:
+        missing = f"{planned - stored} of {planned} tasks"
+        if run.status == RunStatus.RUNNING:
+            warnings.append(
+                f"run {run.id} is still running (or its compare was killed): {missing} are not "
+                f"stored yet; if no compare runs it, complete it with "
+                f"sudokubench compare --resume {run.id} --db {store.path}"
+            )
+        else:
+            warnings.append(
+                f"run {run.id} is {run.status} with {missing} missing: complete it with "
+                f"sudokubench compare --resume {run.id} --db {store.path}"
+            )
+    return tuple(warnings)
+
+
 def build_report(
     store: Store,
     run_id: int | None = None,
@@ -266,14 +311,7 @@ def build_report(
     puzzles = tuple(store.puzzles(run.id)) if puzzles is None else tuple(puzzles)
     tasks = tuple(store.tasks(run.id)) if tasks is None else tuple(tasks)
     if verdicts is None:
-        by_puzzle: dict[str, list[TaskRow]] = defaultdict(list)
-        for t in tasks:
-            by_puzzle[t.puzzle_id].append(t)
-        verdicts = {
-            p.puzzle_id: cross_check(p, by_puzzle[p.puzzle_id])
-            for p in puzzles
-            if p.puzzle_id in by_puzzle
-        }
+        verdicts = _cross_check_all(puzzles, tasks)
     backends = tuple(args.backends)
     pairs = _pairs(tasks)
     versions = run.machine.get("backends", {})
@@ -287,25 +325,8 @@ def build_report(
             collections[name] = _summaries(
                 backends, pairs, verdicts, args.baseline, versions, members
             )
-    warnings = []
-    if jobs := jobs_warning(args.jobs):
-        warnings.append(jobs)
-    for s in summary:
-        warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
-    if planned > len(tasks):
-        missing = f"{planned - len(tasks)} of {planned} tasks"
-        if run.status == RunStatus.RUNNING:
-            warnings.append(
-                f"run {run.id} is still running (or its compare was killed): {missing} are not "
-                f"stored yet; if no compare runs it, complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
-        else:
-            warnings.append(
-                f"run {run.id} is {run.status} with {missing} missing: complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
+    warnings = _warnings(store, run, args, summary, planned, len(tasks))
     return RunReport(
         run=run,
         puzzles=puzzles,
@@ -316,10 +337,7 @@ def build_report(
         pairs=dict(pairs),
         summary=summary,
         collections=collections,
-        warnings=tuple(warnings),
+        warnings=warnings,
         planned=planned,
         collection_of=collection_of,
     )
-
-
-# -- rendering -------------------------------------------------------------------------------

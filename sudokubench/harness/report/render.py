@@ -212,7 +212,7 @@ _CSS = (
 
 def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
     """A self-contained page: the tables, the problems, and the plots as embedded PNGs."""
-    from sudokubench.harness.report import plots
+    import sudokubench.harness.report.plots as plots
 
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
