@@ -8,8 +8,9 @@ unsatisfiable): median, IQR (q3 - q1), p90, max and total. Timeouts and errors a
 not timed: the cactus plot shows what they cost.
 
 The ratio against the baseline is the geometric mean of the per-puzzle time ratios over the
-puzzles both finished, with a 95% interval from the spread of the log ratios (`ratio_low`,
-`ratio_high`); above 1 means slower than the baseline.
+puzzles both finished, with a 95% interval from the spread of the log ratios: a `Ratio`
+(`value`, `low`, `high`, `puzzles`; `ratio`, `ratio_low`, `ratio_high`, `ratio_puzzles` in
+JSON); above 1 means slower than the baseline.
 
 `warnings` say what to do next: too few timed samples, noisy repeats (median IQR/median of the
 repeats above 0.2), timeouts, and `--jobs` above 1 (the workers share the CPU).

@@ -109,6 +109,10 @@ _RUN_COLUMNS = ", ".join(_RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 _TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
 _STATUSES = {s.value: s for s in Status}
+#: Where `_task_to_sql` puts the fields stored in another form (after the run id).
+_STATUS, _SOLUTIONS, _STATS = (
+    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats")
+)
 
 
 def _run_from_sql(values: Sequence[Any]) -> RunRow:
@@ -122,10 +126,11 @@ def _run_from_sql(values: Sequence[Any]) -> RunRow:
 def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `_TASK_COLUMNS` order,
     the solutions and stats as JSON text."""
-    stored = row._replace(
-        status=str(row.status), solutions=_solutions_json(row), stats=json.dumps(row.stats)
-    )
-    return (run_id, *stored)
+    values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
+    values[_STATUS] = str(row.status)
+    values[_SOLUTIONS] = _solutions_json(row)
+    values[_STATS] = json.dumps(row.stats)
+    return tuple(values)
 
 
 def _task_from_sql(values: Sequence[Any]) -> TaskRow:

@@ -5,17 +5,22 @@ Pure functions, no I/O; the harness's core (DESIGN.md, "Verdicts and agreement")
 - **Verdict** of one answer: `0` (proved unsatisfiable), `=n` (exhaustive count n), `>=n` (the
   limit or the deadline stopped the search after n solutions: a lower bound), `?` (a timeout or
   an error that found nothing).
-- **Checking one answer** (`check_answer`): every returned solution must pass the independent
-  checker `is_solution` (complete, every unit a permutation, the givens kept), the solutions
-  must be different grids, and the count must match them and respect the limit. The result is
-  a `Voice`: where the answer came from, its verdict, its solutions in canonical line form and
-  its `problem` (None when it is sound on its own).
+- **Checking one answer** (`check_answer`; `check_result` reads the fields from a `SolveResult`
+  or an `Outcome`, the one call the worker, the parent and the CLI make): every returned
+  solution must pass the independent checker `is_solution` (complete, every unit a permutation,
+  the givens kept), the solutions must be different grids, and the count must match them and
+  respect the limit. The result is a `Voice`: where the answer came from, its verdict, its
+  solutions in canonical line form and its `problem` (None when it is sound on its own).
 - **Agreement** (`agree`): the voices of one puzzle, one per backend sample plus the expected
   answer of the input file (`expected_voice`), agree when every voice is sound, all exact
   counts are equal, every lower bound `>=n` is at most each exact count, and no exact count is
   smaller than the number of different valid solutions found by everyone together. That last
   rule contains "with count 1 all returned solutions are the same grid", and makes the rule
   objective: verified different solutions are a proven lower bound on the true count.
+
+- **Cross-checking stored rows** (`cross_check`): a puzzle's stored task rows (`voice_of`) in
+  task order and the input file's answer (`file_voice`), agreed; what `compare` and `report`
+  both call, so they always say the same.
 
 Blame (who is wrong, for the per-backend `wrong` column) is only assigned where it is proven or
 where the input file states the answer: a voice whose own answer is broken; an exact count below
