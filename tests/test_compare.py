@@ -153,6 +153,19 @@ def test_answers_are_checked_in_the_workers_and_else_by_compare(tmp_path):
     assert found[0] == found[1]  # the same checks wherever they are made
 
 
+def test_compare_leaves_an_executor_it_was_given_open(tmp_path):
+    from sudokubench.harness.pool import LocalPool
+
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    args = CompareArgs(files=(str(puzzles),), backends=("fast",), timeout=10)
+    with LocalPool(jobs=1) as pool:
+        first = compare(args, db=tmp_path / "a.sqlite", executor=pool)
+        second = compare(args, db=tmp_path / "b.sqlite", executor=pool)  # the same workers
+        assert pool.started_workers == 1
+    assert first.ok and second.ok
+    assert [t.solutions for t in first.tasks] == [t.solutions for t in second.tasks]
+
+
 def test_the_garbage_collector_runs_rarely_during_a_run_and_as_before_after_it(tmp_path):
     import gc
 
