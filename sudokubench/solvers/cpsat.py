@@ -92,17 +92,10 @@ class CpSat(BaseBackend):
             "num_workers": solver.parameters.num_workers,
             "enumerate": int(enumerate_all),
         }
-        if status == cp_model.INFEASIBLE:
-            finished, timed_out = True, False
-        elif status == cp_model.OPTIMAL:
-            finished, timed_out = len(found) < limit, False
-        elif status == cp_model.FEASIBLE:
-            finished, timed_out = False, len(found) < limit
-        elif status == cp_model.UNKNOWN and remaining is not None:  # the time limit
-            finished, timed_out = False, True
-        elif status == cp_model.MODEL_INVALID:
+        finished, timed_out = _ending(status, len(found), limit, remaining is not None)
+        if status == cp_model.MODEL_INVALID:
             raise RuntimeError(f"CP-SAT says the model is invalid: {model.validate()}")
-        else:
+        if finished is None:
             raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} unexpectedly")
         return make_result(
             self.name,
@@ -113,3 +106,19 @@ class CpSat(BaseBackend):
             solve_s=solve_s,
             stats=stats,
         )
+
+
+def _ending(status: int, found: int, limit: int, timed: bool) -> tuple[bool | None, bool]:
+    """(finished, timed_out) for every CP-SAT status; (None, False) for one that should not
+    happen (MODEL_INVALID, or UNKNOWN without a time limit)."""
+    from ortools.sat.python import cp_model
+
+    if status == cp_model.INFEASIBLE:
+        return True, False
+    if status == cp_model.OPTIMAL:
+        return found < limit, False
+    if status == cp_model.FEASIBLE:
+        return False, found < limit
+    if status == cp_model.UNKNOWN and timed:  # the time limit
+        return False, True
+    return None, False
