@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import MULTIPLE, TELEGRAM, collection
@@ -302,8 +303,10 @@ def test_no_traceback_from_the_real_command():
 
 
 def test_the_done_criterion_through_the_installed_script():
+    # the script next to this interpreter, never a `sudokubench` found on PATH
+    script = Path(sys.executable).with_name("sudokubench")
     done = subprocess.run(
-        ["sudokubench", "count", MULTIPLE, "--limit", "100", "--json"],
+        [str(script), "count", MULTIPLE, "--limit", "100", "--json"],
         capture_output=True,
         text=True,
         timeout=60,
