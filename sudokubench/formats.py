@@ -52,6 +52,7 @@ from sudokubench.grid import SHAPES, SYMBOLS, Grid, GridFormatError, InvalidPuzz
 __all__ = [
     "BLANKS",
     "FORMATS",
+    "MAX_COUNT_DIGITS",
     "MAX_LINE",
     "PuzzleRecord",
     "collection_path",
@@ -67,6 +68,8 @@ __all__ = [
     "read_puzzles",
 ]
 
+#: The most digits an annotated solution count may have (more than any grid's count).
+MAX_COUNT_DIGITS = 30
 #: Characters that mean an empty cell in line form.
 BLANKS = ".0_-*"
 #: Longest line a puzzle file may have: a 25x25 grid as tokens with a solution fits easily.
@@ -114,18 +117,31 @@ def _is_skipped(line: str) -> bool:
 
 
 def _is_number(token: str) -> bool:
-    return token.isascii() and token.isdigit() and str(int(token)) == token
+    """A whole number written without leading zeros (checked without `int`: any length)."""
+    return token.isascii() and token.isdigit() and (token == "0" or token[0] != "0")
+
+
+def _token_value(token: str) -> int:
+    """A numeric token's digit; any token too long to be one reads as a value above every N."""
+    return int(token) if len(token) <= 6 else 10**6
 
 
 def _row_cells(text: str, where: str) -> list[tuple[int, int, str]]:
     """The cells of one line as (digit, column, text) triples; digits are not range-checked."""
     tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(text)]
+    # numeric tokens: several numbers, one of them a two-digit value (`0 12 3`) or of another
+    # length than the rest (`0 0 123456`), as opposed to rows written in equal groups
+    # (`530 070 000`); a number too large for a digit is then an error (reported by `_build`),
+    # never read as one cell per character
     if (
         len(tokens) > 1
-        and any(len(t) > 1 for t, _ in tokens)
-        and all(t in BLANKS or (_is_number(t) and int(t) <= len(SYMBOLS)) for t, _ in tokens)
+        and all(t in BLANKS or _is_number(t) for t, _ in tokens)
+        and (
+            any(len(t) == 2 and int(t) <= len(SYMBOLS) for t, _ in tokens)
+            or len({len(t) for t, _ in tokens}) > 1
+        )
     ):
-        return [(0 if t in BLANKS else int(t), col, t) for t, col in tokens]
+        return [(0 if t in BLANKS else _token_value(t), col, t) for t, col in tokens]
     cells = []
     for col, ch in enumerate(text, 1):
         if ch in BLANKS:
@@ -166,7 +182,7 @@ def _build(
         if d > n:
             place = f"line {line}, column {col}" if rows > 1 else f"column {col}"
             what = (
-                f"value {d} is more than {n}"
+                f"value {_clip(text)} is more than {n}"
                 if text.isdigit()
                 else f"unexpected character {text!r} (a {n}x{n} grid uses 1-{SYMBOLS[n - 1]})"
             )
@@ -249,18 +265,33 @@ def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Gri
     return _build(cells, shape, prefix, rows=len(rows))
 
 
+def _count(text: str, prefix: str) -> int:
+    """An annotated solution count: ASCII digits, at most `MAX_COUNT_DIGITS` of them."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        raise GridFormatError(f"{prefix}the count {_clip(text)!r} is not a whole number")
+    if len(text) > MAX_COUNT_DIGITS:
+        raise GridFormatError(
+            f"{prefix}the count has {len(text):,} digits (at most {MAX_COUNT_DIGITS})"
+        )
+    return int(text)
+
+
+def _clip(text: str, width: int = 40) -> str:
+    """`text`, shortened for an error message."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> PuzzleRecord:
     """Read an annotated line `puzzle[:count[:solution]]` as a record with id `where`."""
     prefix = f"{where}: " if where else ""
+    if text.lstrip()[:1] in ("{", "["):  # JSON (`{"puzzle": "..."}` has colons of its own)
+        return PuzzleRecord(where, parse_grid(text, shape, where=where))
     parts = text.strip().split(":")
     if len(parts) > 3:
         raise GridFormatError(f"{prefix}expected puzzle[:count[:solution]], got {len(parts)} parts")
     puzzle = parse_grid(parts[0], shape, where=where)
-    count = None
-    if len(parts) > 1 and parts[1].strip():
-        if not parts[1].strip().isdigit():
-            raise GridFormatError(f"{prefix}the count {parts[1]!r} is not a whole number")
-        count = int(parts[1])
+    count = _count(parts[1], prefix) if len(parts) > 1 and parts[1].strip() else None
     solution = None
     if len(parts) > 2 and parts[2].strip():
         solution = parse_grid(parts[2], puzzle.shape, where=f"{prefix}solution")
@@ -337,6 +368,8 @@ FORMATS: dict[str, Callable[[Grid], str]] = {
 def _open_text(source: str | Path) -> tuple[str, IO[str]]:
     """(display name, text stream) of a path, `-` (stdin) or a gzipped file."""
     if str(source) == "-":
+        if sys.stdin is None or sys.stdin.closed:
+            raise GridFormatError("stdin: closed (give a file, a puzzle, or pipe puzzles in)")
         return "stdin", sys.stdin
     path = Path(source)
     with open(path, "rb") as probe:
@@ -351,6 +384,8 @@ def _lines(name: str, handle: IO[str]) -> Iterator[tuple[int, str]]:
     try:
         while line := handle.readline(MAX_LINE + 1):
             line_no += 1
+            if line_no == 1:  # a byte-order mark: files drop it when decoding, stdin does not
+                line = line.removeprefix("\ufeff")
             if len(line) > MAX_LINE:
                 raise GridFormatError(f"{name}:{line_no}: line longer than {MAX_LINE:,} characters")
             yield line_no, line.strip()
@@ -420,9 +455,7 @@ def _csv_records(
         if field(solution_col):
             solution = parse_grid(field(solution_col), puzzle.shape, where=f"{where}: solution")
         if field(count_col):
-            if not field(count_col).isdigit():
-                raise GridFormatError(f"{where}: the count {field(count_col)!r} is not a number")
-            count = int(field(count_col))
+            count = _count(field(count_col), f"{where}: ")
         yield PuzzleRecord(where, puzzle, count, solution)
 
 
