@@ -38,7 +38,7 @@ from typing import IO, NamedTuple
 
 from sudokubench.errors import GridFormatError, InvalidPuzzleError
 from sudokubench.grid import Grid
-from sudokubench.notation import BLANKS, is_header, is_separator, is_skipped, row_cells
+from sudokubench.notation import BLANKS, clip, is_header, is_separator, is_skipped, row_cells
 from sudokubench.output import (
     FORMATS,
     format_candidates,
@@ -53,6 +53,7 @@ from sudokubench.shape import SHAPES, Shape
 __all__ = [
     "BLANKS",
     "FORMATS",
+    "MAX_COUNT_DIGITS",
     "MAX_LINE",
     "PuzzleRecord",
     "collection_path",
@@ -68,6 +69,8 @@ __all__ = [
     "read_puzzles",
 ]
 
+#: The most digits an annotated solution count may have (more than any grid's count).
+MAX_COUNT_DIGITS = 30
 #: Longest line a puzzle file may have: a 25x25 grid as tokens with a solution fits easily.
 MAX_LINE = 100_000
 #: Lines read before choosing a file's layout (a 16x16 block has 16 rows).
@@ -98,18 +101,28 @@ def parse_grid(text: str, shape: Shape | None = None, *, where: str = "") -> Gri
     return Grid.parse(text, shape, where=where)
 
 
+def _count(text: str, prefix: str) -> int:
+    """An annotated solution count: ASCII digits, at most `MAX_COUNT_DIGITS` of them."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        raise GridFormatError(f"{prefix}the count {clip(text)!r} is not a whole number")
+    if len(text) > MAX_COUNT_DIGITS:
+        raise GridFormatError(
+            f"{prefix}the count has {len(text):,} digits (at most {MAX_COUNT_DIGITS})"
+        )
+    return int(text)
+
+
 def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> PuzzleRecord:
     """Read an annotated line `puzzle[:count[:solution]]` as a record with id `where`."""
     prefix = f"{where}: " if where else ""
+    if text.lstrip()[:1] in ("{", "["):  # JSON (`{"puzzle": "..."}` has colons of its own)
+        return PuzzleRecord(where, parse_grid(text, shape, where=where))
     parts = text.strip().split(":")
     if len(parts) > 3:
         raise GridFormatError(f"{prefix}expected puzzle[:count[:solution]], got {len(parts)} parts")
     puzzle = parse_grid(parts[0], shape, where=where)
-    count = None
-    if len(parts) > 1 and parts[1].strip():
-        if not parts[1].strip().isdigit():
-            raise GridFormatError(f"{prefix}the count {parts[1]!r} is not a whole number")
-        count = int(parts[1])
+    count = _count(parts[1], prefix) if len(parts) > 1 and parts[1].strip() else None
     solution = None
     if len(parts) > 2 and parts[2].strip():
         solution = parse_grid(parts[2], puzzle.shape, where=f"{prefix}solution")
@@ -122,6 +135,8 @@ def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> P
 def _open_text(source: str | Path) -> tuple[str, IO[str]]:
     """(display name, text stream) of a path, `-` (stdin) or a gzipped file."""
     if str(source) == "-":
+        if sys.stdin is None or sys.stdin.closed:
+            raise GridFormatError("stdin: closed (give a file, a puzzle, or pipe puzzles in)")
         return "stdin", sys.stdin
     path = Path(source)
     with open(path, "rb") as probe:
@@ -156,6 +171,8 @@ def _lines(
     try:
         while line := handle.readline(MAX_LINE + 1):
             line_no += 1
+            if line_no == 1:  # a byte-order mark: files drop it when decoding, stdin does not
+                line = line.removeprefix("\ufeff")
             if len(line) > MAX_LINE:
                 raise GridFormatError(f"{name}:{line_no}: line longer than {MAX_LINE:,} characters")
             line = line.strip()
@@ -228,9 +245,7 @@ def _csv_records(
         if field(solution_col):
             solution = parse_grid(field(solution_col), puzzle.shape, where=f"{where}: solution")
         if field(count_col):
-            if not field(count_col).isdigit():
-                raise GridFormatError(f"{where}: the count {field(count_col)!r} is not a number")
-            count = int(field(count_col))
+            count = _count(field(count_col), f"{where}: ")
         yield line_no, PuzzleRecord(where, puzzle, count, solution)
 
 

@@ -26,7 +26,16 @@ import re
 from sudokubench.errors import GridFormatError, InvalidPuzzleError
 from sudokubench.shape import SHAPES, SYMBOLS, Digit, Shape
 
-__all__ = ["BLANKS", "Cells", "is_header", "is_separator", "is_skipped", "parse_cells", "row_cells"]
+__all__ = [
+    "BLANKS",
+    "Cells",
+    "clip",
+    "is_header",
+    "is_separator",
+    "is_skipped",
+    "parse_cells",
+    "row_cells",
+]
 
 #: A grid as read: its shape and its flat row-major digits (each within 0..N).
 Cells = tuple[Shape, tuple[Digit, ...]]
@@ -61,7 +70,18 @@ def is_header(line: str) -> bool:
 
 
 def _is_number(token: str) -> bool:
-    return token.isascii() and token.isdigit() and str(int(token)) == token
+    """A whole number written without leading zeros (checked without `int`: any length)."""
+    return token.isascii() and token.isdigit() and (token == "0" or token[0] != "0")
+
+
+def _token_value(token: str) -> int:
+    """A numeric token's digit; any token too long to be one reads as a value above every N."""
+    return int(token) if len(token) <= 6 else 10**6
+
+
+def clip(text: str, width: int = 40) -> str:
+    """`text`, shortened for an error message."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def row_cells(text: str, where: str) -> list[tuple[int, int, str]]:
@@ -69,10 +89,17 @@ def row_cells(text: str, where: str) -> list[tuple[int, int, str]]:
     tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(text)]
     if (
         len(tokens) > 1
-        and any(len(t) > 1 for t, _ in tokens)
-        and all(t in BLANKS or (_is_number(t) and int(t) <= len(SYMBOLS)) for t, _ in tokens)
+        and all(t in BLANKS or _is_number(t) for t, _ in tokens)
+        and (
+            any(len(t) == 2 and int(t) <= len(SYMBOLS) for t, _ in tokens)
+            or len({len(t) for t, _ in tokens}) > 1
+        )
     ):
-        return [(0 if t in BLANKS else int(t), col, t) for t, col in tokens]
+        # numeric tokens: several numbers, one of them a two-digit value (`0 12 3`) or of another
+        # length than the rest (`0 0 123456`), as opposed to rows written in equal groups
+        # (`530 070 000`); a number too large for a digit is then an error (reported by
+        # `_build`), never read as one cell per character
+        return [(0 if t in BLANKS else _token_value(t), col, t) for t, col in tokens]
     cells = []
     for col, ch in enumerate(text, 1):
         if ch in BLANKS:
@@ -113,7 +140,7 @@ def _build(
         if d > n:
             place = f"line {line}, column {col}" if rows > 1 else f"column {col}"
             what = (
-                f"value {d} is more than {n}"
+                f"value {clip(text)} is more than {n}"
                 if text.isdigit()
                 else f"unexpected character {text!r} (a {n}x{n} grid uses 1-{SYMBOLS[n - 1]})"
             )

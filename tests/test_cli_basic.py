@@ -247,7 +247,7 @@ BAD_ARGS = {
     "unknown character": (["solve", TELEGRAM[:16] + "?" + TELEGRAM[17:]], "column 17"),
     "value > N": (["solve", "1 2 3 10" + " 0" * 12], "value 10 is more than 4"),
     "50 cells": (["count", "1" * 50], "50 cells"),
-    "bad box": (["solve", TELEGRAM, "--box", "3x2"], "box shape 3x2"),
+    "bad box": (["solve", TELEGRAM, "--box", "3x2"], "--box 3x2: --box RxC needs 2 <= R <= C"),
     "box mismatch": (["solve", TELEGRAM, "--box", "2x3"], "expected 36 cells"),
     "unknown backend": (["solve", TELEGRAM, "--backend", "nope"], "unknown backend 'nope'"),
     "unknown option": (["solve", TELEGRAM, "--bogus"], "No such option"),

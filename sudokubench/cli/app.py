@@ -5,9 +5,10 @@ registers its commands with `@app.command()`. Reuse these instead of writing the
 
 - Options as `Annotated` types: `PuzzleArg` (PUZZLE|FILE|-), `BoxOpt` (`--box RxC`),
   `BackendOpt` (`--backend`, default `DEFAULT_BACKEND`), `TimeoutOpt`, `JsonOpt`.
-- `read_input(source, box)`: the PUZZLE|FILE|- argument as a stream of `PuzzleRecord`s: an
-  existing path is a puzzle file (any layout `formats.read_puzzles` reads), `-` is stdin, and
-  anything else is one puzzle written on the command line (a line, a block, tokens, JSON, or an
+- `read_input(source, box)`: the PUZZLE|FILE|- argument as a stream of `PuzzleRecord`s, read by
+  `sudokubench.catalog.resolve_input`: `-` is stdin, an existing path a puzzle file (any
+  layout `formats.read_puzzles` reads), a shipped collection's name (`top95`, `top95:1-20`),
+  or else one puzzle written on the command line (a line, a block, tokens, JSON, or an
   annotated `puzzle:count:solution` line).
 - `resolve_backend(name)` / `resolve_backends(spec)`: names (`all`, `a,b`) -> available
   backends; an unknown or unavailable one is bad usage (exit 2, with the install hint).
@@ -28,21 +29,20 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from sudokubench.backend import Backend, SolveResult
+from sudokubench.catalog import ARGUMENT_ID, resolve_input
 from sudokubench.errors import InputError
-from sudokubench.formats import PuzzleRecord, parse_grid, parse_record, read_puzzles
-from sudokubench.grid import Grid, GridFormatError, Shape
-from sudokubench.solvers import backend_names, get_backend
+from sudokubench.formats import PuzzleRecord
+from sudokubench.grid import SYMBOLS, Grid, Shape
+from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
 
 __all__ = [
     "ARGUMENT_ID",
@@ -72,10 +72,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-
-#: The id of a puzzle given on the command line rather than in a file.
-ARGUMENT_ID = "argument"
 
 
 class UsageFailure(Exception):
@@ -131,6 +127,27 @@ TimeoutOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object a line (stable keys).")]
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from sudokubench import __version__
+
+        print(f"sudokubench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Compare Sudoku solvers: cross-checked answers and counts, fair timings."""
+
+
 # -- helpers --------------------------------------------------------------------------------
 
 
@@ -141,45 +158,53 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def parse_box(box: str | None) -> Shape | None:
-    """The `--box RxC` option as a Shape (None when not given)."""
-    return Shape.parse(box) if box else None
-
-
-def _looks_like_path(text: str) -> bool:
-    return "\n" not in text and (
-        os.sep in text or re.search(r"\.[A-Za-z][A-Za-z0-9]{0,4}$", text) is not None
-    )
+    """The `--box RxC` option as a Shape (None when not given); UsageFailure saying the rule."""
+    if not box:
+        return None
+    m = re.fullmatch(r"\s*(\d{1,4})\s*[xX*]\s*(\d{1,4})\s*", box)
+    if m is None:
+        raise UsageFailure(f"--box {box!r}: expected RxC (a box's rows x columns), e.g. 3x3, 2x3")
+    r, c = int(m.group(1)), int(m.group(2))
+    if not 2 <= r <= c or r * c > len(SYMBOLS):
+        hint = f"; write {c}x{r}" if 2 <= c < r and r * c <= len(SYMBOLS) else ""
+        raise UsageFailure(
+            f"--box {r}x{c}: --box RxC needs 2 <= R <= C and N = R*C <= {len(SYMBOLS)} "
+            f"(an NxN grid of R-row, C-column boxes{hint})"
+        )
+    return Shape(r, c)
 
 
 def read_input(source: str, box: str | None = None) -> Iterator[PuzzleRecord]:
-    """PUZZLE|FILE|- as records: an existing path, `-` (stdin) or a puzzle on the command line."""
+    """PUZZLE|FILE|- as records: `-` (stdin), a file, a shipped collection by name (both with an
+    optional subset, `top95:1-20`) or a puzzle on the command line (see `resolve_input`)."""
     shape = parse_box(box)
-    if source == "-":
-        yield from read_puzzles("-", shape)
-        return
+    yield from resolve_input(source).records(shape)
+
+
+def _get_backend(name: str) -> Backend:
+    """`get_backend`, with any error of a plug-in's own code (import, construction) as one line."""
     try:
-        is_path = Path(source).exists()
-    except (OSError, ValueError):  # a puzzle too long or odd to be a file name
-        is_path = False
-    if is_path:
-        yield from read_puzzles(source, shape)
-        return
-    try:
-        if "\n" in source.strip():
-            record = PuzzleRecord(ARGUMENT_ID, parse_grid(source, shape))
-        else:
-            record = parse_record(source, shape, where=ARGUMENT_ID)
-    except GridFormatError:
-        if _looks_like_path(source):
-            raise UsageFailure(f"{source}: no such file") from None
+        return get_backend(name)
+    except UnknownBackendError:
         raise
-    yield record
+    except Exception as exc:
+        raise UsageFailure(f"backend {name}: {type(exc).__name__}: {exc}") from exc
+
+
+def _available(backend: Backend, name: str) -> bool:
+    """`backend.available()`, with an exception raised by a plug-in's check as one line."""
+    try:
+        return bool(backend.available())
+    except Exception as exc:
+        raise UsageFailure(
+            f"backend {name}: available() raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def resolve_backend(name: str) -> Backend:
     """The named backend, or UsageFailure if it is unknown or cannot run here."""
-    backend = get_backend(name)
-    if not backend.available():
+    backend = _get_backend(name)
+    if not _available(backend, name):
         reason = backend.unavailable_reason() or "not available here"
         raise UsageFailure(f"backend {name}: {reason}")
     return backend
@@ -188,8 +213,8 @@ def resolve_backend(name: str) -> Backend:
 def resolve_backends(spec: str) -> list[Backend]:
     """`all` (every available registered backend) or one name or a comma-separated list."""
     if spec.strip() == "all":
-        found = [get_backend(name) for name in backend_names()]
-        return [b for b in found if b.available()]
+        found = [(name, _get_backend(name)) for name in backend_names()]
+        return [b for name, b in found if _available(b, name)]
     names = [name.strip() for name in spec.split(",") if name.strip()]
     if not names:
         raise UsageFailure("no backend named")

@@ -335,4 +335,33 @@ def backends(as_json: JsonOpt = False) -> None:
     print(f"\ndefault: {DEFAULT_BACKEND}")
 
 
-__all__ = ["backends", "check", "count", "describe_count", "show", "solve"]
+@app.command("collections")
+def collections_command(as_json: JsonOpt = False) -> None:
+    """List the shipped collections: name, puzzles, what it is and where it came from.
+
+    Any command that reads puzzles takes a name (`top95`) or a subset (`top95:1-20`, `17clue:1000`).
+    """
+    from sudokubench.catalog import list_collections
+
+    found = list_collections()
+    if as_json:
+        for c in found:
+            emit_json(
+                {
+                    "name": c.name,
+                    "puzzles": c.puzzles,
+                    "file": c.path.name,
+                    "description": c.description,
+                    "source": c.source,
+                }
+            )
+        return
+    width = max(len(c.name) for c in found)
+    print(f"{'name':<{width}}  {'puzzles':>7}  what it is (source)")
+    for c in found:
+        about = c.description + (f" ({c.source})" if c.source else "")
+        print(f"{c.name:<{width}}  {c.puzzles:>7,}  {about or '-'}")
+    print("\nuse a name wherever a file goes: `sudokubench count top95:1-20`")
+
+
+__all__ = ["backends", "check", "collections_command", "count", "describe_count", "show", "solve"]

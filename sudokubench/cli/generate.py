@@ -67,8 +67,9 @@ def generate(
         ),
     ] = None,
     size: Annotated[
-        int, typer.Option("--size", min=4, help="N of an NxN grid (4, 6, 8, 9, 12, 16, 25).")
-    ] = 9,
+        int | None,
+        typer.Option("--size", min=4, help="N of an NxN grid (4, 6, 8, 9, 12, 16, 25); default 9."),
+    ] = None,
     box: BoxOpt = None,
     symmetry: Annotated[
         str,
@@ -103,7 +104,11 @@ def generate(
     Each puzzle is dug from a random complete grid, one symmetry orbit at a time, while the
     solution stays unique; then it is rated, and kept if it has the asked level.
     """
-    shape = parse_box(box) if box else _choice(Shape.for_size, size, "--size")
+    shape = parse_box(box) if box else _choice(Shape.for_size, size or 9, "--size")
+    if size is not None and size != shape.n:
+        raise UsageFailure(
+            f"--size {size} and --box {shape} disagree: {shape} boxes make {shape.n}x{shape.n}"
+        )
     level = _choice(Level.parse, difficulty, "--difficulty")
     sym = _choice(Symmetry.parse, symmetry, "--symmetry")
     if clues is not None and clues > shape.cells:

@@ -66,9 +66,10 @@ def _load(target: str) -> object:
     module_name, _, attr = target.partition(":")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
+    except Exception as exc:  # a plug-in's import may raise anything: say what, in one line
+        detail = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
         raise UnknownBackendError(
-            f"backend {target!r}: cannot import {module_name}: {exc}"
+            f"backend {target!r}: cannot import {module_name}: {detail}"
         ) from exc
     try:
         return getattr(module, attr)
@@ -119,12 +120,29 @@ def get_backend(name: str) -> Backend:
         if ep.name == name:
             from sudokubench.solvers.external import adapt
 
-            return adapt(ep.load(), name)
-    if variant and ("." in base or importlib.util.find_spec(base) is not None):
+            try:
+                loaded = ep.load()
+            except Exception as exc:
+                raise UnknownBackendError(
+                    f"backend {name!r}: cannot load entry point {ep.value}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            return adapt(loaded, name)
+    known = ", ".join(backend_names(variants=False))
+    if variant:  # module:attr; the import error says what is wrong (a typo, a broken plug-in)
         from sudokubench.solvers.external import adapt
 
-        return adapt(_load(name), name)
-    known = ", ".join(backend_names(variants=False))
+        try:
+            target = _load(name)
+        except UnknownBackendError as exc:
+            missing = isinstance(exc.__cause__, ModuleNotFoundError) and exc.__cause__.name == base
+            if missing and "." not in base:  # most likely a misspelt backend name
+                raise UnknownBackendError(
+                    f"unknown backend {name!r} (known: {known}; or module:attr, exec:CMD): "
+                    f"no module named {base!r}"
+                ) from None
+            raise
+        return adapt(target, name)
     raise UnknownBackendError(
         f"unknown backend {name!r} (known: {known}; or module:attr, exec:CMD)"
     )
