@@ -8,6 +8,7 @@ first use).
 from __future__ import annotations
 
 from sudokubench._version import __version__ as __version__
+from sudokubench.api import count, solve
 from sudokubench.backend import Backend, SolveResult, Status
 from sudokubench.grid import (
     Grid,
@@ -16,7 +17,7 @@ from sudokubench.grid import (
     Shape,
     is_solution,
 )
-from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
+from sudokubench.solvers import backend_names, get_backend
 
 __all__ = [
     "Backend",
@@ -34,32 +35,6 @@ __all__ = [
     "is_solution",
     "solve",
 ]
-
-
-def _as_grid(puzzle: Grid | str) -> Grid:
-    return puzzle if isinstance(puzzle, Grid) else Grid.parse(puzzle)
-
-
-def solve(
-    puzzle: Grid | str,
-    *,
-    backend: str = DEFAULT_BACKEND,
-    limit: int = 1,
-    timeout: float | None = None,
-) -> SolveResult:
-    """Solve `puzzle` (a Grid or any text form) with the named backend."""
-    return get_backend(backend).solve(_as_grid(puzzle), limit=limit, timeout=timeout)
-
-
-def count(
-    puzzle: Grid | str,
-    *,
-    backend: str = DEFAULT_BACKEND,
-    limit: int = 1000,
-    timeout: float | None = None,
-) -> SolveResult:
-    """Count the solutions of `puzzle` up to `limit`; exact when `result.exhaustive`."""
-    return get_backend(backend).solve(_as_grid(puzzle), limit=limit, timeout=timeout)
 
 
 def __getattr__(name: str) -> object:
