@@ -38,6 +38,17 @@ class Als(NamedTuple):
 
 def almost_locked_sets(board: Board, max_size: int = MAX_ALS) -> list[Als]:
     """Every ALS of up to `max_size` cells, each once (a row part of a box is found once)."""
+    key = (max_size, tuple(board.cand))
+    if _LAST.get(key) is None:  # ALS-XZ and ALS-XY-Wing look at the same board in turn
+        _LAST.clear()
+        _LAST[key] = _enumerate(board, max_size)
+    return _LAST[key]
+
+
+_LAST: dict[tuple[object, ...], list[Als]] = {}
+
+
+def _enumerate(board: Board, max_size: int) -> list[Als]:
     cand, geo = board.cand, board.geo
     found: dict[int, Als] = {}
     for unit in geo.unit_mask:
@@ -68,15 +79,28 @@ def _als(board: Board, group, mask: int, digits: int) -> Als:
     return Als(mask, digits, holding, seeing)
 
 
-def _rccs(a: Als, b: Als) -> list[int]:
-    """Restricted common digits of two ALSs that share no cell."""
-    if a.cells & b.cells:
-        return []
-    return [
-        x
-        for x in bits(a.digits & b.digits)
-        if b.holding[x] & ~a.seeing[x] == 0 and a.holding[x] & b.cells == 0
-    ]
+def restricted_links(board: Board, sets: list[Als]) -> list[list[tuple[int, int]]]:
+    """For each ALS i, the (j, x) with ALS j sharing no cell and x restricted common to both.
+
+    The ALSs holding x in a cell are indexed by that cell, so only the sets whose x-cells lie
+    where every x of set i is seen are looked at."""
+    index: dict[tuple[int, int], list[int]] = {}
+    for j, b in enumerate(sets):
+        for x, holding in b.holding.items():
+            for p in cells_of(holding):
+                index.setdefault((p, x), []).append(j)
+    links: list[list[tuple[int, int]]] = [[] for _ in sets]
+    for i, a in enumerate(sets):
+        for x in bits(a.digits):
+            inside = a.seeing[x] & ~a.cells
+            found = set()
+            for p in cells_of(inside & board.where(x)):
+                for j in index.get((p, x), ()):
+                    b = sets[j]
+                    if j not in found and not b.cells & a.cells and not b.holding[x] & ~inside:
+                        found.add(j)
+                        links[i].append((j, x))
+    return links
 
 
 def _als_text(board: Board, a: Als) -> str:
@@ -87,40 +111,38 @@ def find_als_xz(board: Board) -> Step | None:
     """Two ALSs with a restricted common digit x: other common digits z leave cells seeing
     every z of both."""
     sets = almost_locked_sets(board)
-    for i, a in enumerate(sets):
-        for b in sets[i + 1 :]:
-            if (a.digits & b.digits).bit_count() < 2:
+    for i, linked in enumerate(restricted_links(board, sets)):
+        a = sets[i]
+        for j, x in linked:
+            b = sets[j]
+            if j < i or (a.digits & b.digits).bit_count() < 2:
                 continue
-            for x in _rccs(a, b):
-                elims = [
-                    e
-                    for z in bits(a.digits & b.digits & ~(1 << (x - 1)))
-                    for e in board.elims(z, a.seeing[z] & b.seeing[z] & ~(a.cells | b.cells))
-                ]
-                if elims:
-                    text = (
-                        f"ALS-XZ: {_als_text(board, a)} and {_als_text(board, b)} cannot both "
-                        f"hold {board.sym(x)} (every {board.sym(x)} of one sees every one of "
-                        f"the other), so one is locked without it: {board.removals(elims)}"
-                    )
-                    cells = cells_of(a.cells | b.cells)
-                    return make_step("als_xz", cells, bits(a.digits | b.digits), elims, text)
+            outside = ~(a.cells | b.cells)
+            zs = bits(a.digits & b.digits & ~(1 << (x - 1)))
+            elims = [e for z in zs for e in board.elims(z, a.seeing[z] & b.seeing[z] & outside)]
+            if elims:
+                text = (
+                    f"ALS-XZ: {_als_text(board, a)} and {_als_text(board, b)} cannot both "
+                    f"hold {board.sym(x)} (every {board.sym(x)} of one sees every one of "
+                    f"the other), so one is locked without it: {board.removals(elims)}"
+                )
+                cells = cells_of(a.cells | b.cells)
+                return make_step("als_xz", cells, bits(a.digits | b.digits), elims, text)
     return None
 
 
 def find_als_xy_wing(board: Board) -> Step | None:
     """Pivot ALS C linked to A by x and to B by y: common digits z of A and B are removed."""
-    sets = almost_locked_sets(board, 3)  # three sets of four cells: too slow for the rater
-    linked: list[list[tuple[Als, int]]] = [[] for _ in sets]
-    for i, c in enumerate(sets):
-        for a in sets:
-            if a is not c:
-                linked[i].extend((a, x) for x in _rccs(c, a))
-    for i, c in enumerate(sets):
-        for (a, x), (b, y) in combinations(linked[i], 2):
-            if x == y or a.cells & b.cells:
+    sets = almost_locked_sets(board)
+    for i, linked in enumerate(restricted_links(board, sets)):
+        c = sets[i]
+        for (ja, x), (jb, y) in combinations(linked, 2):
+            a, b = sets[ja], sets[jb]
+            if x == y or ja == jb or a.cells & b.cells:
                 continue
             zs = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
+            if not zs:
+                continue
             outside = ~(a.cells | b.cells | c.cells)
             elims = [
                 e for z in bits(zs) for e in board.elims(z, a.seeing[z] & b.seeing[z] & outside)

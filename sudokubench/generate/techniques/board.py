@@ -67,6 +67,7 @@ class Geometry:
     box: tuple[int, ...]
     unit_mask: tuple[int, ...]  # rows, then columns, then boxes (as `Shape.units`)
     peers: tuple[int, ...]  # cell k -> mask of its peers (k itself excluded)
+    units: tuple[tuple[int, int, int], ...]  # cell k -> its unit numbers (row, column, box)
 
     def units_of(self, k: Cell) -> tuple[int, int, int]:
         """Unit numbers of cell k: its row, column and box."""
@@ -93,6 +94,7 @@ def geometry(shape: Shape) -> Geometry:
         tuple(b for _, _, b in cu),
         unit_mask,
         peers,
+        tuple((r, n + c, 2 * n + b) for r, c, b in cu),
     )
 
 

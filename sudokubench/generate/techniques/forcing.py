@@ -41,10 +41,15 @@ class Branch:
     """One assumption followed round by round: candidates, placements, removals (node bits)."""
 
     __slots__ = ("board", "cand", "dead", "placed", "removed", "rounds", "todo", "trail", "used")
+    __slots__ += ("where",)
 
-    def __init__(self, board: Board, cand: list[int], k: int, d: int) -> None:
+    def __init__(
+        self, board: Board, cand: list[int], k: int, d: int, where: list[int] | None = None
+    ) -> None:
         self.board = board
         self.cand = cand[:]
+        # digit -> mask of the cells still holding it (`where` if the caller has it)
+        self.where = where[:] if where is not None else where_all(cand, board.n)
         self.todo = {k: d}
         self.placed = 0  # node bits: (d-1) * cells + k
         self.removed = 0
@@ -58,36 +63,57 @@ class Branch:
         if self.dead or not self.todo:
             return False
         self.rounds += 1
-        board, cand, cells = self.board, self.cand, self.board.shape.cells
-        peers, geo = board.shape.peers, board.geo
-        touched: set[int] = set()
+        board, cand, where, used = self.board, self.cand, self.where, self.used
+        cells, geo = board.shape.cells, board.geo
+        peer_mask, cell_units = geo.peers, geo.units
+        touched = 0
         units: set[tuple[int, int]] = set()
         for k, d in self.todo.items():
             bit = 1 << (d - 1)
-            if not cand[k] & bit or any(self.used[u] & bit for u in geo.units_of(k)):
+            ku = cell_units[k]
+            if not cand[k] & bit or used[ku[0]] & bit or used[ku[1]] & bit or used[ku[2]] & bit:
                 self.dead = True
                 return False
-            for e in bits(cand[k] & ~bit):
+            others = cand[k] & ~bit
+            while others:
+                low = others & -others
+                e = low.bit_length()
+                others ^= low
                 self.removed |= 1 << ((e - 1) * cells + k)
-                units.update((u, e) for u in geo.units_of(k))
+                where[e] &= ~(1 << k)
+                units.update(((ku[0], e), (ku[1], e), (ku[2], e)))
             cand[k] = 0
+            where[d] &= ~(1 << k)
             self.placed |= 1 << ((d - 1) * cells + k)
             self.trail.append((k, d))
-            for u in geo.units_of(k):
-                self.used[u] |= bit
-            for p in peers[k]:
-                if cand[p] & bit:
-                    cand[p] ^= bit
-                    self.removed |= 1 << ((d - 1) * cells + p)
-                    touched.add(p)
-                    units.update((u, d) for u in geo.units_of(p))
-        self.todo = self._singles(touched - self.todo.keys(), units)
+            used[ku[0]] |= bit
+            used[ku[1]] |= bit
+            used[ku[2]] |= bit
+            hit = where[d] & peer_mask[k]
+            if hit:
+                where[d] &= ~hit
+                self.removed |= hit << ((d - 1) * cells)
+                touched |= hit
+                while hit:
+                    low = hit & -hit
+                    p = low.bit_length() - 1
+                    hit ^= low
+                    cand[p] &= ~bit
+                    pu = cell_units[p]
+                    units.update(((pu[0], d), (pu[1], d), (pu[2], d)))
+        for k in self.todo:
+            touched &= ~(1 << k)
+        self.todo = self._singles(touched, units)
         return not self.dead
 
-    def _singles(self, touched: set[int], units: set[tuple[int, int]]) -> dict[int, int]:
-        cand, unit_cells = self.cand, self.board.shape.units
+    def _singles(self, touched: int, units: set[tuple[int, int]]) -> dict[int, int]:
+        cand, where, used = self.cand, self.where, self.used
+        unit_mask = self.board.geo.unit_mask
         todo: dict[int, int] = {}
-        for p in touched:
+        while touched:
+            low = touched & -touched
+            p = low.bit_length() - 1
+            touched ^= low
             mask = cand[p]
             if not mask:
                 self.dead = True
@@ -95,20 +121,30 @@ class Branch:
             if not mask & (mask - 1):
                 todo[p] = mask.bit_length()
         for u, d in units:
-            bit = 1 << (d - 1)
-            if self.used[u] & bit:
+            if used[u] >> (d - 1) & 1:
                 continue
-            places = [k for k in unit_cells[u] if cand[k] & bit]
+            places = where[d] & unit_mask[u]
             if not places:
                 self.dead = True
                 return {}
-            if len(places) == 1:
-                k = places[0]
+            if not places & (places - 1):
+                k = places.bit_length() - 1
                 if todo.get(k, d) != d:
                     self.dead = True
                     return {}
                 todo[k] = d
         return todo
+
+
+def where_all(cand: list[int], n: int) -> list[int]:
+    """Digit d -> mask of the cells where d is a candidate (index 0 unused)."""
+    where = [0] * (n + 1)
+    for p, mask in enumerate(cand):
+        while mask:
+            low = mask & -mask
+            where[low.bit_length()] |= 1 << p
+            mask ^= low
+    return where
 
 
 def _seeds(board: Board) -> list[tuple[str, int, int, list[tuple[int, int]]]]:
@@ -127,8 +163,11 @@ def _seeds(board: Board) -> list[tuple[str, int, int, list[tuple[int, int]]]]:
 
 def find_forcing(board: Board) -> Step | None:
     """The shallowest contradiction, cell forcing or unit forcing, by rounds of singles."""
+    where = where_all(board.cand, board.n)
     branches = {
-        (k, d): Branch(board, board.cand, k, d) for k, m in enumerate(board.cand) for d in bits(m)
+        (k, d): Branch(board, board.cand, k, d, where)
+        for k, m in enumerate(board.cand)
+        for d in bits(m)
     }
     seeds = _seeds(board)
     for depth in range(1, NET_DEPTH + 1):
@@ -191,14 +230,14 @@ def _trail(board: Board, branch: Branch, limit: int = 6) -> str:
 
 def _refute(board: Board, cand: list[int], k: int, d: int, budget: int) -> int | None:
     """Search nodes to show that k = d has no solution (None if it has one, or over budget)."""
-    stack = [(cand, k, d)]
+    stack = [(cand, where_all(cand, board.n), k, d)]
     nodes = 0
     while stack:
-        state, k, d = stack.pop()
+        state, where, k, d = stack.pop()
         nodes += 1
         if nodes > budget:
             return None
-        branch = Branch(board, state, k, d)
+        branch = Branch(board, state, k, d, where)
         while branch.advance():
             pass
         if branch.dead:
@@ -207,7 +246,7 @@ def _refute(board: Board, cand: list[int], k: int, d: int, budget: int) -> int |
         if not open_cells:
             return None  # a solution: not refuted
         _, p = min(open_cells)
-        stack.extend((branch.cand, p, e) for e in bits(branch.cand[p]))
+        stack.extend((branch.cand, branch.where, p, e) for e in bits(branch.cand[p]))
     return nodes
 
 
