@@ -38,14 +38,7 @@ class Als(NamedTuple):
 
 def almost_locked_sets(board: Board, max_size: int = MAX_ALS) -> list[Als]:
     """Every ALS of up to `max_size` cells, each once (a row part of a box is found once)."""
-    key = (max_size, tuple(board.cand))
-    if _LAST.get(key) is None:  # ALS-XZ and ALS-XY-Wing look at the same board in turn
-        _LAST.clear()
-        _LAST[key] = _enumerate(board, max_size)
-    return _LAST[key]
-
-
-_LAST: dict[tuple[object, ...], list[Als]] = {}
+    return board.memo(f"als{max_size}", lambda: _enumerate(board, max_size))
 
 
 def _enumerate(board: Board, max_size: int) -> list[Als]:
@@ -111,7 +104,8 @@ def find_als_xz(board: Board) -> Step | None:
     """Two ALSs with a restricted common digit x: other common digits z leave cells seeing
     every z of both."""
     sets = almost_locked_sets(board)
-    for i, linked in enumerate(restricted_links(board, sets)):
+    links = board.memo("als_links", lambda: restricted_links(board, sets))
+    for i, linked in enumerate(links):
         a = sets[i]
         for j, x in linked:
             b = sets[j]
@@ -134,7 +128,8 @@ def find_als_xz(board: Board) -> Step | None:
 def find_als_xy_wing(board: Board) -> Step | None:
     """Pivot ALS C linked to A by x and to B by y: common digits z of A and B are removed."""
     sets = almost_locked_sets(board)
-    for i, linked in enumerate(restricted_links(board, sets)):
+    links = board.memo("als_links", lambda: restricted_links(board, sets))
+    for i, linked in enumerate(links):
         c = sets[i]
         for (ja, x), (jb, y) in combinations(linked, 2):
             a, b = sets[ja], sets[jb]
@@ -175,6 +170,20 @@ def find_sue_de_coq(board: Board) -> Step | None:
     return None
 
 
+def _helpers(board: Board, cells: list[int], v: int, core_size: int) -> list[tuple]:
+    """(cells, digits, mask) of one or two helper cells that could complete a Sue de Coq:
+    with the core they may add at most two more digits than cells (the other side's two)."""
+    found = []
+    for size in (1, 2):
+        for group in combinations(cells, size):
+            digits = 0
+            for k in group:
+                digits |= board.cand[k]
+            if (v | digits).bit_count() <= core_size + size + 2:
+                found.append((group, digits, sum(1 << k for k in group)))
+    return found
+
+
 def _sue_de_coq_on(board: Board, bx: int, line: int, core) -> Step | None:
     geo, n, cand = board.geo, board.n, board.cand
     v = 0
@@ -184,40 +193,31 @@ def _sue_de_coq_on(board: Board, bx: int, line: int, core) -> Step | None:
         return None
     core_mask = sum(1 << k for k in core)
     box, row = geo.unit_mask[2 * n + bx], geo.unit_mask[line]
-    line_rest = [k for k in cells_of(row & ~box) if cand[k] and cand[k] & v]
-    box_rest = [k for k in cells_of(box & ~row) if cand[k] and cand[k] & v]
-    for la in range(1, 3):
-        for a in combinations(line_rest, la):
-            va = 0
-            for k in a:
-                va |= cand[k]
-            for lb in range(1, 3):
-                for b in combinations(box_rest, lb):
-                    vb = 0
-                    for k in b:
-                        vb |= cand[k]
-                    if va & vb or (v | va | vb).bit_count() != len(core) + la + lb:
-                        continue
-                    mask_a, mask_b = sum(1 << k for k in a), sum(1 << k for k in b)
-                    from_line = va | (v & ~vb)
-                    from_box = vb | (v & ~va)
-                    elims = [
-                        (k, d)
-                        for d in bits(from_line)
-                        for k in cells_of(board.where(d) & row & ~core_mask & ~mask_a)
-                    ] + [
-                        (k, d)
-                        for d in bits(from_box)
-                        for k in cells_of(board.where(d) & box & ~core_mask & ~mask_b)
-                    ]
-                    if elims:
-                        text = (
-                            f"Sue de Coq: {board.names(core)} ({board.shape.unit_name(line)} x "
-                            f"box {bx + 1}) hold {board.syms(bits(v))}; with "
-                            f"{board.names(a)} {{{board.syms(bits(va))}}} and {board.names(b)} "
-                            f"{{{board.syms(bits(vb))}}} every digit is locked in the line or "
-                            f"the box: {board.removals(elims)}"
-                        )
-                        cells = list(core) + list(a) + list(b)
-                        return make_step("sue_de_coq", cells, bits(v | va | vb), elims, text)
+    line_rest = [k for k in cells_of(row & ~box) if cand[k] & v]
+    box_rest = [k for k in cells_of(box & ~row) if cand[k] & v]
+    for a, va, mask_a in _helpers(board, line_rest, v, len(core)):
+        for b, vb, mask_b in _helpers(board, box_rest, v, len(core)):
+            if va & vb or (v | va | vb).bit_count() != len(core) + len(a) + len(b):
+                continue
+            from_line = va | (v & ~vb)
+            from_box = vb | (v & ~va)
+            elims = [
+                (k, d)
+                for d in bits(from_line)
+                for k in cells_of(board.where(d) & row & ~core_mask & ~mask_a)
+            ] + [
+                (k, d)
+                for d in bits(from_box)
+                for k in cells_of(board.where(d) & box & ~core_mask & ~mask_b)
+            ]
+            if elims:
+                text = (
+                    f"Sue de Coq: {board.names(core)} ({board.shape.unit_name(line)} x "
+                    f"box {bx + 1}) hold {board.syms(bits(v))}; with "
+                    f"{board.names(a)} {{{board.syms(bits(va))}}} and {board.names(b)} "
+                    f"{{{board.syms(bits(vb))}}} every digit is locked in the line or "
+                    f"the box: {board.removals(elims)}"
+                )
+                cells = list(core) + list(a) + list(b)
+                return make_step("sue_de_coq", cells, bits(v | va | vb), elims, text)
     return None

@@ -8,15 +8,17 @@ as cell bit masks, so "the cells that see both r1c2 and r5c5 and still hold 7" i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 from sudokubench.grid import Cell, Digit, Grid, Shape
 
 __all__ = ["Board", "Elimination", "Geometry", "Step", "bits", "cells_of", "geometry"]
 
 Elimination = tuple[Cell, Digit]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class Board:
                 self.cand[k] = full & ~taken
         self._where_key: tuple[int, ...] | None = None
         self._where: list[int] = []
+        self._memo: dict[str, object] = {}
 
     def grid(self) -> Grid:
         """The placed digits as a Grid."""
@@ -128,10 +131,18 @@ class Board:
         """Whether every cell holds a digit."""
         return all(self.cells)
 
+    def memo(self, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`, kept until the candidates change (finders that share one search)."""
+        self.where(1)  # refreshes the memo when the candidates changed
+        if name not in self._memo:
+            self._memo[name] = compute()
+        return self._memo[name]  # type: ignore[return-value]
+
     def where(self, d: Digit) -> int:
         """Mask of the cells where d is still a candidate (recomputed when candidates change)."""
         key = tuple(self.cand)
         if key != self._where_key:
+            self._memo = {}
             where = [0] * (self.n + 1)
             for k, mask in enumerate(self.cand):
                 while mask:

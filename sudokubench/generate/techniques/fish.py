@@ -108,10 +108,11 @@ def _find_finned(board: Board, size: int) -> Step | None:
     for d in range(1, n + 1):
         for _, _, transposed in _ORIENTATIONS:
             spots = _spots(board, d, transposed)
-            bands = _bands(board.shape, transposed)
-            lines = [i for i in range(n) if spots[i]]
-            for chosen in combinations(lines, size):
-                for _b, (band, stack) in enumerate(bands):
+            for band, stack in _bands(board.shape, transposed):
+                # Base lines: their places off box b must fit in the `size` cover lines.
+                off_box = [spots[i] & ~stack if band >> i & 1 else spots[i] for i in range(n)]
+                lines = [i for i in range(n) if spots[i] and off_box[i].bit_count() <= size]
+                for chosen in combinations(lines, size):
                     found = _finned_on(spots, size, chosen, band, stack)
                     if found is not None:
                         cover, fins, targets = found

@@ -58,29 +58,48 @@ _TITLES = {"skyscraper": "skyscraper", "two_string_kite": "two-string kite"}
 
 
 def _find_turbot(board: Board, want: str) -> Step | None:
+    """The first chain of kind `want`; the three kinds are searched together once per board."""
+    return board.memo("turbot", lambda: _all_turbots(board)).get(want)
+
+
+def _all_turbots(board: Board) -> dict[str, Step]:
     geo = board.geo
+    found: dict[str, Step] = {}
     for d in range(1, board.n + 1):
         pairs = conjugate_pairs(board, d)
-        ends = [(a, b, u) for a, b, u in pairs] + [(b, a, u) for a, b, u in pairs]
-        for a, b, u1 in ends:
-            for c, e, u2 in ends:
-                if u1 == u2 or len({a, b, c, e}) < 4 or not geo.sees(b, c):
-                    continue
-                if _kind(board, u1, u2, b, c) != want:
-                    continue
-                elims = board.elims(d, geo.peers[a] & geo.peers[e] & ~(1 << b | 1 << c))
-                if elims:
-                    s = board.sym(d)
-                    title = _TITLES.get(want, "turbot fish")
-                    text = (
-                        f"{title} on {s}: {board.name(a)} = {board.name(b)} "
-                        f"({board.shape.unit_name(u1)}) - {board.name(c)} = {board.name(e)} "
-                        f"({board.shape.unit_name(u2)}); {board.name(b)} and {board.name(c)} "
-                        f"cannot both be {s}, so {board.name(a)} or {board.name(e)} is: "
-                        f"{board.removals(elims)}"
-                    )
-                    return make_step(want, (a, b, c, e), (d,), elims, text)
-    return None
+        by_start: dict[int, list[tuple[int, int]]] = {}
+        for a, b, u in pairs:
+            by_start.setdefault(a, []).append((b, u))
+            by_start.setdefault(b, []).append((a, u))
+        starts = sum(1 << k for k in by_start)
+        for a, b, u1 in [(a, b, u) for a, b, u in pairs] + [(b, a, u) for a, b, u in pairs]:
+            for c in cells_of(geo.peers[b] & starts & ~(1 << a)):
+                for e, u2 in by_start[c]:
+                    if u1 == u2 or e in (a, b):
+                        continue
+                    kind = _kind(board, u1, u2, b, c)
+                    if kind in found:
+                        continue
+                    elims = board.elims(d, geo.peers[a] & geo.peers[e] & ~(1 << b | 1 << c))
+                    if elims:
+                        found[kind] = _turbot_step(board, kind, d, (a, b, c, e), (u1, u2), elims)
+                        if len(found) == 3:
+                            return found
+    return found
+
+
+def _turbot_step(board: Board, kind: str, d: int, chain, units, elims) -> Step:
+    a, b, c, e = chain
+    s = board.sym(d)
+    title = _TITLES.get(kind, "turbot fish")
+    text = (
+        f"{title} on {s}: {board.name(a)} = {board.name(b)} "
+        f"({board.shape.unit_name(units[0])}) - {board.name(c)} = {board.name(e)} "
+        f"({board.shape.unit_name(units[1])}); {board.name(b)} and {board.name(c)} "
+        f"cannot both be {s}, so {board.name(a)} or {board.name(e)} is: "
+        f"{board.removals(elims)}"
+    )
+    return make_step(kind, chain, (d,), elims, text)
 
 
 def find_skyscraper(board: Board) -> Step | None:
