@@ -41,7 +41,7 @@ class Branch:
     """One assumption followed round by round: candidates, placements, removals (node bits)."""
 
     __slots__ = ("board", "cand", "dead", "placed", "removed", "rounds", "todo", "trail", "used")
-    __slots__ += ("where",)
+    __slots__ += ("where", "why")
 
     def __init__(
         self, board: Board, cand: list[int], k: int, d: int, where: list[int] | None = None
@@ -54,6 +54,7 @@ class Branch:
         self.placed = 0  # node bits: (d-1) * cells + k
         self.removed = 0
         self.dead = False
+        self.why = ""
         self.rounds = 0
         self.trail: list[tuple[int, int]] = []
         self.used = [0] * (3 * board.n)  # digits placed per unit in this branch
@@ -72,7 +73,7 @@ class Branch:
             bit = 1 << (d - 1)
             ku = cell_units[k]
             if not cand[k] & bit or used[ku[0]] & bit or used[ku[1]] & bit or used[ku[2]] & bit:
-                self.dead = True
+                self.die(f"{board.name(k)} = {board.sym(d)} clashes with another placement")
                 return False
             others = cand[k] & ~bit
             while others:
@@ -106,6 +107,11 @@ class Branch:
         self.todo = self._singles(touched, units)
         return not self.dead
 
+    def die(self, why: str) -> None:
+        """The branch reached a contradiction, and why."""
+        self.dead = True
+        self.why = why
+
     def _singles(self, touched: int, units: set[tuple[int, int]]) -> dict[int, int]:
         cand, where, used = self.cand, self.where, self.used
         unit_mask = self.board.geo.unit_mask
@@ -116,7 +122,7 @@ class Branch:
             touched ^= low
             mask = cand[p]
             if not mask:
-                self.dead = True
+                self.die(f"{self.board.name(p)} has no candidate left")
                 return {}
             if not mask & (mask - 1):
                 todo[p] = mask.bit_length()
@@ -125,12 +131,13 @@ class Branch:
                 continue
             places = where[d] & unit_mask[u]
             if not places:
-                self.dead = True
+                board = self.board
+                self.die(f"{board.sym(d)} has no place left in {board.shape.unit_name(u)}")
                 return {}
             if not places & (places - 1):
                 k = places.bit_length() - 1
                 if todo.get(k, d) != d:
-                    self.dead = True
+                    self.die(f"{self.board.name(k)} would need two digits")
                     return {}
                 todo[k] = d
         return todo
@@ -186,7 +193,7 @@ def _conclusion(board: Board, branches, seeds, depth: int) -> Step | None:
         if branch.dead:
             text = (
                 f"{title} (contradiction, {depth} rounds): {board.name(k)} = {board.sym(d)} "
-                f"leads to {_trail(board, branch)} and then to a contradiction, so "
+                f"leads to {_trail(board, branch)}, and then {branch.why}, so "
                 f"{board.removals([(k, d)])}"
             )
             return make_step(key, (k,), (d,), [(k, d)], text, extra)

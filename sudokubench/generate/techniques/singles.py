@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from sudokubench.generate.techniques.board import Board, Step, units_boxes_first
+from sudokubench.generate.techniques.board import Board, Step, cells_of, units_boxes_first
 
 __all__ = ["find_box_line", "find_hidden_single", "find_naked_single", "find_pointing"]
 
@@ -49,23 +49,22 @@ def find_hidden_single(board: Board) -> Step | None:
 
 def find_pointing(board: Board) -> Step | None:
     """A digit confined to one row or column inside a box leaves the rest of that line."""
-    shape = board.shape
-    geo = board.geo
-    n = shape.n
-    for b, box in enumerate(shape.boxes):
-        box_mask = geo.unit_mask[2 * n + b]
+    geo, n = board.geo, board.n
+    unit_mask = geo.unit_mask
+    for b in range(n):
+        box_mask = unit_mask[2 * n + b]
         for d in range(1, n + 1):
-            where = board.places(box, d)
-            if len(where) < 2:
+            places = board.where(d) & box_mask
+            if places & (places - 1) == 0:  # none or one: a single, not a pointing group
                 continue
-            for kind, offset, index in (("row", 0, geo.row), ("column", n, geo.col)):
-                lines = {index[k] for k in where}
-                if len(lines) != 1:
+            first = places.bit_length() - 1
+            for kind, u in (("row", geo.row[first]), ("column", n + geo.col[first])):
+                if places & ~unit_mask[u]:
                     continue
-                line_no = lines.pop()
-                elims = board.elims(d, geo.unit_mask[offset + line_no] & ~box_mask)
+                elims = board.elims(d, unit_mask[u] & ~box_mask)
                 if elims:
-                    s, line_name = board.sym(d), f"{kind} {line_no + 1}"
+                    where = cells_of(places)
+                    s, line_name = board.sym(d), f"{kind} {u % n + 1}"
                     word = _GROUP_WORD.get(len(where), f"group of {len(where)}")
                     text = (
                         f"pointing {word}: in box {b + 1}, {s} can only be in {line_name} "
@@ -79,25 +78,26 @@ def find_pointing(board: Board) -> Step | None:
 
 def find_box_line(board: Board) -> Step | None:
     """A digit confined to one box inside a row or column leaves the rest of that box."""
-    shape = board.shape
-    geo = board.geo
-    n = shape.n
-    for u, line in enumerate(shape.rows + shape.cols):
+    geo, n = board.geo, board.n
+    unit_mask = geo.unit_mask
+    for u in range(2 * n):
         for d in range(1, n + 1):
-            where = board.places(line, d)
-            if len(where) < 2:
+            places = board.where(d) & unit_mask[u]
+            if places & (places - 1) == 0:
                 continue
-            boxes = {geo.box[k] for k in where}
-            if len(boxes) != 1:
+            b = geo.box[places.bit_length() - 1]
+            box_mask = unit_mask[2 * n + b]
+            if places & ~box_mask:
                 continue
-            b = boxes.pop()
-            elims = board.elims(d, geo.unit_mask[2 * n + b] & ~geo.unit_mask[u])
+            elims = board.elims(d, box_mask & ~unit_mask[u])
             if elims:
-                s, line_name = board.sym(d), shape.unit_name(u)
+                s, line_name = board.sym(d), board.shape.unit_name(u)
                 text = (
                     f"box/line reduction: in {line_name}, {s} can only be in box {b + 1} "
-                    f"({board.names(where)}), so box {b + 1} has no {s} outside {line_name}: "
-                    f"{board.removals(elims)}"
+                    f"({board.names(cells_of(places))}), so box {b + 1} has no {s} outside "
+                    f"{line_name}: {board.removals(elims)}"
                 )
-                return Step("box_line_reduction", tuple(where), (d,), None, tuple(elims), text)
+                return Step(
+                    "box_line_reduction", tuple(cells_of(places)), (d,), None, tuple(elims), text
+                )
     return None

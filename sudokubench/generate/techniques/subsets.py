@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from sudokubench.generate.techniques.board import Board, Step, bits
+from sudokubench.generate.techniques.board import Board, Step, bits, cells_of
 
 __all__ = [
     "find_hidden_pair",
@@ -52,21 +52,23 @@ def _find_naked(board: Board, size: int) -> Step | None:
 
 
 def _find_hidden(board: Board, size: int) -> Step | None:
-    shape = board.shape
-    n = shape.n
-    cand = board.cand
-    for u, unit in enumerate(shape.units):
-        where = {d: board.places(unit, d) for d in range(1, n + 1)}
-        if sum(1 for d in where if where[d]) <= size:
+    shape, n, cand = board.shape, board.n, board.cand
+    where = [board.where(d) for d in range(n + 1)]
+    for u, mask in enumerate(board.geo.unit_mask):
+        places = {d: where[d] & mask for d in range(1, n + 1)}
+        if sum(1 for d in places if places[d]) <= size:
             continue
-        few = [d for d in range(1, n + 1) if 2 <= len(where[d]) <= size]
+        few = [d for d in range(1, n + 1) if 2 <= places[d].bit_count() <= size]
         for digits in combinations(few, size):
-            cells = sorted({k for d in digits for k in where[d]})
-            if len(cells) != size:
+            union = 0
+            for d in digits:
+                union |= places[d]
+            if union.bit_count() != size:
                 continue
             keep = 0
             for d in digits:
                 keep |= 1 << (d - 1)
+            cells = cells_of(union)
             elims = [(k, d) for k in cells for d in bits(cand[k] & ~keep)]
             if elims:
                 text = (
