@@ -159,9 +159,9 @@ def find_sue_de_coq(board: Board) -> Step | None:
     for bx in range(n):
         box = geo.unit_mask[2 * n + bx]
         for line in range(2 * n):
-            inter = [k for k in cells_of(box & geo.unit_mask[line]) if cand[k]]
-            if len(inter) < 2:
+            if not box & geo.unit_mask[line]:
                 continue
+            inter = [k for k in cells_of(box & geo.unit_mask[line]) if cand[k]]
             for size in range(2, len(inter) + 1):
                 for core in combinations(inter, size):
                     step = _sue_de_coq_on(board, bx, line, core)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations
 
-from sudokubench.generate.techniques.board import Board, Step, geometry
+from sudokubench.generate.techniques.board import Board, Step, cells_of, geometry
 from sudokubench.grid import Shape
 
 __all__ = [
@@ -30,16 +30,14 @@ _ORIENTATIONS = (("rows", "columns", False), ("columns", "rows", True))
 
 def _spots(board: Board, d: int, transposed: bool) -> list[int]:
     """For each base line, the mask of cover-line indexes where d is a candidate."""
-    n = board.n
+    n, geo = board.n, board.geo
     where = board.where(d)
-    spots = []
-    for i in range(n):
-        mask = 0
-        for j in range(n):
-            k = j * n + i if transposed else i * n + j
-            if where >> k & 1:
-                mask |= 1 << j
-        spots.append(mask)
+    if not transposed:  # row i is bits i*n .. i*n+n-1 of the cell mask
+        full = (1 << n) - 1
+        return [(where >> (i * n)) & full for i in range(n)]
+    spots = [0] * n
+    for k in cells_of(where):
+        spots[geo.col[k]] |= 1 << geo.row[k]
     return spots
 
 
