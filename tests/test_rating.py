@@ -267,7 +267,8 @@ def test_easy50_is_mostly_simple_or_easy() -> None:
     assert Level.EXPERT not in levels
 
 
-def test_top95_is_mostly_hard_or_expert() -> None:
+@pytest.mark.slow
+def test_top95_is_mostly_hard_or_harder() -> None:
     levels = [rate(r.puzzle).level for r in collection("top95")]
     assert sum(level >= Level.HARD for level in levels) >= 55
     assert Level.SIMPLE not in levels and Level.EASY not in levels
