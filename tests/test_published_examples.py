@@ -16,6 +16,7 @@ from sudokubench.generate.techniques import (
     Step,
     find_als_xy_wing,
     find_hidden_rectangle,
+    find_remote_pair,
     find_skyscraper,
     find_unique_rectangle,
     find_w_wing,
@@ -225,3 +226,40 @@ def test_als_xy_wing_hodoku_axy01() -> None:
     """
     puzzle = "4.6....7......1.6.....8....23..........34.......8..95..9.........2.5761.5...2...4"
     check(puzzle, grid, find_als_xy_wing, {(cell(7, 7), 3)})
+
+
+def test_remote_pair_hodoku_rp01() -> None:
+    # file=rp01&tech=Remote+Pair: "4/5 r2c7 -5- r2c2 -4- r3c1 -5- r6c1 => r6c7<>5".
+    grid = """
+    7 9 8 | 4 5 2 | 3 1 6
+    6 45 3 | 7 8 1 | 45 9 2
+    45 1 2 | 69 3 69 | 8 7 45
+    3 7 19 | 2 6 5 | 19 4 8
+    8 2 59 | 1 4 3 | 7 6 59
+    45 6 145 | 8 9 7 | 15 2 3
+    9 8 56 | 56 1 4 | 2 3 7
+    1 34 7 | 369 2 8 | 469 5 49
+    2 345 456 | 3569 7 69 | 469 8 1
+    """
+    puzzle = "..845...6..3..1.........87........48.2.1.37...6..9....9...14.3.1.7.2..5.2........"
+    check(puzzle, grid, find_remote_pair, {(cell(6, 7), 5)})
+
+
+def test_remote_pair_hodoku_rp02() -> None:
+    # file=rp02&tech=Remote+Pair: eight cells {2,8} from r7c8 to r8c4 => r18c7,r7c59,r8c9<>2,
+    # r38c7,r7c59,r8c9<>8.
+    grid = """
+    1 7 8 | 6 24 9 | 234 5 234
+    9 3 4 | 1 5 28 | 6 28 7
+    2 5 6 | 7 48 3 | 489 1 489
+    7 9 3 | 5 6 28 | 28 4 1
+    6 4 1 | 28 3 7 | 5 9 28
+    8 2 5 | 9 1 4 | 7 3 6
+    5 6 7 | 3 289 1 | 2489 28 2489
+    4 1 29 | 28 7 5 | 2389 6 2389
+    3 8 29 | 4 29 6 | 1 7 5
+    """
+    puzzle = "1.8....5...4...6.72....3......5...4.6......9....91.7....73.........75.6.38.4.6..5"
+    twos = {(cell(1, 7), 2), (cell(8, 7), 2), (cell(7, 5), 2), (cell(7, 9), 2), (cell(8, 9), 2)}
+    eights = {(cell(3, 7), 8), (cell(8, 7), 8), (cell(7, 5), 8), (cell(7, 9), 8), (cell(8, 9), 8)}
+    check(puzzle, grid, find_remote_pair, twos | eights)
