@@ -18,6 +18,7 @@ from sudokubench.generate.techniques import (
     find_hidden_rectangle,
     find_remote_pair,
     find_skyscraper,
+    find_two_string_kite,
     find_unique_rectangle,
     find_w_wing,
     find_xy_wing,
@@ -263,3 +264,21 @@ def test_remote_pair_hodoku_rp02() -> None:
     twos = {(cell(1, 7), 2), (cell(8, 7), 2), (cell(7, 5), 2), (cell(7, 9), 2), (cell(8, 9), 2)}
     eights = {(cell(3, 7), 8), (cell(8, 7), 8), (cell(7, 5), 8), (cell(7, 9), 8), (cell(8, 9), 8)}
     check(puzzle, grid, find_remote_pair, twos | eights)
+
+
+def test_two_string_kites_hodoku_d2sk02() -> None:
+    # file=d2sk02&tech=Dual+2-String+Kite: "4 in r2c1,r7c8/in r1c2,r9c9 (connected by r7c2,r9c1)
+    # => r1c9,r2c8<>4": two kites sharing box 7, one elimination each.
+    grid = """
+    5 46 9 | 1 236 7 | 8 246 346
+    246 8 7 | 9 236 5 | 1 246 346
+    26 1 3 | 46 8 24 | 5 9 7
+    36 9 4 | 358 1 38 | 2 7 56
+    8 7 5 | 2 9 6 | 4 3 1
+    1 36 2 | 345 7 34 | 9 56 8
+    7 34 1 | 38 25 238 | 6 45 9
+    9 5 6 | 7 4 1 | 3 8 2
+    34 2 8 | 36 56 9 | 7 1 45
+    """
+    puzzle = "...1.7......9.5.....3.8.5...9.....7...52.64..1.......87.......9..6.4.3...2.....1."
+    check(puzzle, grid, find_two_string_kite, {(cell(1, 9), 4), (cell(2, 8), 4)})
