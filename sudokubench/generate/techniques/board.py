@@ -15,7 +15,17 @@ from typing import TypeVar
 
 from sudokubench.grid import Cell, Digit, Grid, Shape
 
-__all__ = ["Board", "Elimination", "Geometry", "Step", "bits", "cells_of", "geometry"]
+__all__ = [
+    "Board",
+    "Elimination",
+    "Geometry",
+    "Step",
+    "bits",
+    "cells_of",
+    "geometry",
+    "make_step",
+    "units_boxes_first",
+]
 
 Elimination = tuple[Cell, Digit]
 T = TypeVar("T")
