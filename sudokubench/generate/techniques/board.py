@@ -240,7 +240,7 @@ def make_step(
     text: str,
     extra: int = 0,
 ) -> Step:
-    """An elimination step (sorted, duplicates dropped)."""
+    """An elimination step (eliminations sorted, each once)."""
     return Step(
         technique, tuple(cells), tuple(digits), None, tuple(sorted(set(elims))), text, extra
     )
