@@ -16,7 +16,6 @@ from sudokubench.generate.rating import TECHNIQUES
 from sudokubench.generate.techniques import (
     Board,
     find_box_line,
-    find_guess,
     find_hidden_pair,
     find_hidden_single,
     find_hidden_triple,
@@ -25,6 +24,7 @@ from sudokubench.generate.techniques import (
     find_naked_triple,
     find_pointing,
     find_swordfish,
+    find_trial,
     find_x_wing,
     find_xy_wing,
 )
@@ -214,14 +214,18 @@ def test_xy_wing() -> None:
     assert find_xy_wing(board) is None
 
 
-def test_guess_needs_the_solution() -> None:
-    assert find_guess(open_board()) is None
-    puzzle = Grid.parse(TELEGRAM)
-    board = Board(puzzle, rate(puzzle).solution)
-    step = find_guess(board)
-    k, d = step.placement
-    assert d == board.solution[k]
-    assert board.cand[k].bit_count() == min(m.bit_count() for m in board.cand if m)
+def test_trial_refutes_by_search_not_from_the_solution() -> None:
+    """A trial removes a candidate whose every search branch dies; it never sees the solution
+    (the board does not hold one), yet what it removes is never the solution's digit."""
+    puzzle = collection("hardest")[0].puzzle
+    solution = rate(puzzle).solution
+    board = Board(puzzle)
+    assert not hasattr(board, "solution")
+    step = find_trial(board)
+    assert step.technique == "trial"
+    ((k, d),) = step.eliminations
+    assert solution[k] != d
+    assert step.extra > 0 and "branches of the search end in a contradiction" in step.text
 
 
 # -- the rater ---------------------------------------------------------------------------------
@@ -263,7 +267,8 @@ def test_easy50_is_mostly_simple_or_easy() -> None:
     assert Level.EXPERT not in levels
 
 
-def test_top95_is_mostly_hard_or_expert() -> None:
+@pytest.mark.slow
+def test_top95_is_mostly_hard_or_harder() -> None:
     levels = [rate(r.puzzle).level for r in collection("top95")]
     assert sum(level >= Level.HARD for level in levels) >= 55
     assert Level.SIMPLE not in levels and Level.EASY not in levels
@@ -288,25 +293,69 @@ def test_every_step_is_logged_and_leads_to_the_solution() -> None:
 
 def test_score_is_the_documented_weighted_sum() -> None:
     weights = {
-        "naked_single": 1,
-        "hidden_single": 2,
-        "pointing_pair": 10,
-        "box_line_reduction": 10,
-        "naked_pair": 15,
-        "hidden_pair": 20,
-        "naked_triple": 25,
-        "hidden_triple": 30,
-        "x_wing": 50,
-        "xy_wing": 60,
-        "swordfish": 80,
-        "guess": 200,
+        "naked_single": 4,
+        "hidden_single": 14,
+        "pointing_pair": 50,
+        "pointing_triple": 50,
+        "box_line_reduction": 50,
+        "naked_pair": 60,
+        "hidden_pair": 70,
+        "naked_triple": 80,
+        "hidden_triple": 100,
+        "x_wing": 140,
+        "skyscraper": 130,
+        "two_string_kite": 150,
+        "turbot_fish": 120,
+        "empty_rectangle": 120,
+        "remote_pair": 110,
+        "unique_rectangle_1": 100,
+        "unique_rectangle_2": 100,
+        "unique_rectangle_4": 100,
+        "unique_rectangle_3": 100,
+        "hidden_rectangle": 100,
+        "bug_plus_one": 100,
+        "xy_wing": 160,
+        "w_wing": 150,
+        "xyz_wing": 180,
+        "swordfish": 150,
+        "simple_colouring": 150,
+        "finned_x_wing": 130,
+        "sashimi_x_wing": 150,
+        "naked_quad": 120,
+        "hidden_quad": 150,
+        "jellyfish": 160,
+        "finned_swordfish": 200,
+        "sashimi_swordfish": 240,
+        "x_chain": 260,
+        "xy_chain": 260,
+        "sue_de_coq": 250,
+        "aic": 280,
+        "als_xz": 300,
+        "als_xy_wing": 320,
+        "forcing_chain": 500,
+        "forcing_net": 700,
+        "trial": 1000,
     }
     assert {t.key: t.weight for t in TECHNIQUES} == weights
+    levels = [t.level for t in TECHNIQUES]
+    assert levels == sorted(levels)  # the ladder climbs level by level
     for record in collection("top95", 5):
         rating = rate(record.puzzle)
-        assert rating.score == sum(weights[s.technique] for s in rating.steps)
+        assert rating.score == sum(weights[s.technique] + s.extra for s in rating.steps)
         hardest = max(t.level for t in TECHNIQUES if t.key in rating.techniques)
         assert rating.level is hardest
+
+
+def test_hardest_points_cost_more_than_a_flat_constant() -> None:
+    """Forcing steps cost by depth: not every forcing step of top95 costs the same."""
+    extras = set()
+    for record in collection("top95", 12):
+        for step in rate(record.puzzle).steps:
+            if step.technique in ("forcing_chain", "forcing_net", "trial"):
+                extras.add((step.technique, step.extra))
+            else:
+                assert step.extra == 0
+    assert len(extras) >= 3
 
 
 def test_other_sizes() -> None:

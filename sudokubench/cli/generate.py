@@ -63,7 +63,7 @@ def generate(
             "--difficulty",
             "-d",
             metavar="LEVEL",
-            help="Keep only this level: simple, easy, medium, hard or expert. Default: any.",
+            help="Keep only this level: simple, easy, medium, hard, unfair, expert. Default: any.",
         ),
     ] = None,
     size: Annotated[
@@ -165,7 +165,8 @@ def rate_command(
     """Rate puzzles by the human techniques they need: level, score, techniques used.
 
     Levels: simple (naked singles), easy (+ hidden singles), medium (+ pairs, triples,
-    pointing, box/line), hard (+ X-Wing, XY-Wing, Swordfish), expert (needs a guess).
+    pointing, box/line), hard (+ basic fish, single-digit patterns, wings, uniqueness),
+    unfair (+ chains, ALS, Sue de Coq), expert (forcing chains and nets, trial).
     A puzzle that is not unique or has conflicting givens is refused (exit code 2).
     """
     solver = resolve_backend(backend)

@@ -4,8 +4,8 @@
   completes).
 - `dig.make_puzzle(shape, seed, symmetry=..., minimal=..., clues=...)`: a unique puzzle and its
   solution; uniqueness is proved by a registered counting backend (default "fast").
-- `rating.rate(puzzle)`: level (simple, easy, medium, hard, expert), score, technique counts and
-  every logged step.
+- `rating.rate(puzzle)`: level (simple, easy, medium, hard, unfair, expert), score, technique
+  counts and every logged step.
 - `generate_puzzles(...)`: puzzles of one level, reproducible from a seed with any number of
   worker processes.
 """

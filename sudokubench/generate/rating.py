@@ -2,25 +2,22 @@
 
 The rater solves the puzzle the way a person would: at every step it applies the **simplest
 technique that makes progress** (the order of `TECHNIQUES`), logs the `Step`, and starts again
-from the simplest. When nothing applies it guesses (the cell with the fewest candidates gets its
-digit from the solution, which the uniqueness proof provides).
+from the simplest. When no pattern applies, forcing chains and nets follow assumptions round
+by round of singles (the shallowest conclusion wins), and when even those find nothing a trial
+refutes one candidate by search. The known solution is never read to choose a step; it only
+checks each one (no step may remove a solution digit or place another).
 
-Levels follow QQWing's scheme, extended with fish and wings; a puzzle's level is that of the
-hardest technique it needed:
+Levels follow HoDoKu's order (EASY < MEDIUM < HARD < UNFAIR < EXTREME): `simple` and `easy`
+are its EASY, `medium` MEDIUM, `hard` HARD, `unfair` UNFAIR and `expert` EXTREME. A puzzle's
+level is that of the hardest technique it needed; the table (key, level, weight) is
+`TECHNIQUES` and the README's "Rating" section.
 
-| level  | techniques (each level adds to the ones before) | weight per use |
-|--------|--------------------------------------------------|----------------|
-| simple | naked single                                     | 1              |
-| easy   | hidden single                                    | 2              |
-| medium | pointing pair/triple, box/line reduction         | 10, 10         |
-|        | naked pair, hidden pair, naked triple, hidden triple | 15, 20, 25, 30 |
-| hard   | X-Wing, XY-Wing, Swordfish                       | 50, 60, 80     |
-| expert | guess (no technique above applies)               | 200            |
-
-The **score** is the sum of the weights of every step taken, so it grows both with the hardest
-technique and with how often the harder ones were needed; the level alone says which
-techniques suffice. Only unique puzzles are rated: `rate` refuses conflicting givens, no
-solution, or several solutions (a `RatingError` with one clear line).
+The **score** is the sum over the steps of the technique's weight plus the step's `extra`
+(forcing chains and nets: 40 per round of singles beyond the first; a trial: 100 per doubling
+of the search nodes it took), so it grows with the hardest technique, with how often the
+harder ones were needed, and with how deep the hardest points were. Only unique puzzles are
+rated (uniqueness techniques rely on it): `rate` refuses conflicting givens, no solution, or
+several solutions (a `RatingError` with one clear line).
 """
 
 from __future__ import annotations
@@ -31,7 +28,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from sudokubench.backend import Backend, Status
-from sudokubench.generate.techniques import FINDERS, Board, Step
+from sudokubench.generate import techniques as t
+from sudokubench.generate.techniques import Board, Step
 from sudokubench.grid import Grid
 from sudokubench.solvers import DEFAULT_BACKEND, get_backend
 
@@ -45,14 +43,15 @@ class Level(enum.IntEnum):
     EASY = 2
     MEDIUM = 3
     HARD = 4
-    EXPERT = 5
+    UNFAIR = 5
+    EXPERT = 6
 
     def __str__(self) -> str:
         return self.name.lower()
 
     @classmethod
     def parse(cls, text: str) -> Level:
-        """`simple`, `easy`, `medium`, `hard` or `expert` (any case)."""
+        """`simple`, `easy`, `medium`, `hard`, `unfair` or `expert` (any case)."""
         try:
             return cls[text.strip().upper()]
         except KeyError:
@@ -71,24 +70,69 @@ class Technique:
     find: Callable[[Board], Step | None]
 
 
-def _technique(key: str, title: str, level: Level, weight: int) -> Technique:
-    return Technique(key, title, level, weight, FINDERS[key])
+_S, _E, _M, _H, _U, _X = (
+    Level.SIMPLE,
+    Level.EASY,
+    Level.MEDIUM,
+    Level.HARD,
+    Level.UNFAIR,
+    Level.EXPERT,
+)
 
+#: The techniques in the order the rater tries them (simplest first); a finder that makes
+#: steps of several kinds (pointing pair or triple, the types of unique rectangle, finned or
+#: sashimi fish, forcing chain or net) is listed once per kind and tried once.
+TECHNIQUES: tuple[Technique, ...] = tuple(
+    Technique(key, title, level, weight, find)
+    for key, title, level, weight, find in (
+        ("naked_single", "naked single", _S, 4, t.find_naked_single),
+        ("hidden_single", "hidden single", _E, 14, t.find_hidden_single),
+        ("pointing_pair", "pointing pair", _M, 50, t.find_pointing),
+        ("pointing_triple", "pointing triple", _M, 50, t.find_pointing),
+        ("box_line_reduction", "box/line reduction", _M, 50, t.find_box_line),
+        ("naked_pair", "naked pair", _M, 60, t.find_naked_pair),
+        ("hidden_pair", "hidden pair", _M, 70, t.find_hidden_pair),
+        ("naked_triple", "naked triple", _M, 80, t.find_naked_triple),
+        ("hidden_triple", "hidden triple", _M, 100, t.find_hidden_triple),
+        ("x_wing", "X-Wing", _H, 140, t.find_x_wing),
+        ("skyscraper", "skyscraper", _H, 130, t.find_skyscraper),
+        ("two_string_kite", "two-string kite", _H, 150, t.find_two_string_kite),
+        ("turbot_fish", "turbot fish", _H, 120, t.find_turbot_fish),
+        ("empty_rectangle", "empty rectangle", _H, 120, t.find_empty_rectangle),
+        ("remote_pair", "remote pair", _H, 110, t.find_remote_pair),
+        ("unique_rectangle_1", "unique rectangle type 1", _H, 100, t.find_unique_rectangle),
+        ("unique_rectangle_2", "unique rectangle type 2", _H, 100, t.find_unique_rectangle),
+        ("unique_rectangle_4", "unique rectangle type 4", _H, 100, t.find_unique_rectangle),
+        ("unique_rectangle_3", "unique rectangle type 3", _H, 100, t.find_unique_rectangle),
+        ("hidden_rectangle", "hidden rectangle", _H, 100, t.find_hidden_rectangle),
+        ("bug_plus_one", "BUG+1", _H, 100, t.find_bug_plus_one),
+        ("xy_wing", "XY-Wing", _H, 160, t.find_xy_wing),
+        ("w_wing", "W-Wing", _H, 150, t.find_w_wing),
+        ("xyz_wing", "XYZ-Wing", _H, 180, t.find_xyz_wing),
+        ("swordfish", "Swordfish", _H, 150, t.find_swordfish),
+        ("simple_colouring", "simple colouring", _H, 150, t.find_simple_colouring),
+        ("finned_x_wing", "finned X-Wing", _H, 130, t.find_finned_x_wing),
+        ("sashimi_x_wing", "sashimi X-Wing", _H, 150, t.find_finned_x_wing),
+        ("naked_quad", "naked quad", _H, 120, t.find_naked_quad),
+        ("hidden_quad", "hidden quad", _H, 150, t.find_hidden_quad),
+        ("jellyfish", "Jellyfish", _H, 160, t.find_jellyfish),
+        ("finned_swordfish", "finned Swordfish", _U, 200, t.find_finned_swordfish),
+        ("sashimi_swordfish", "sashimi Swordfish", _U, 240, t.find_finned_swordfish),
+        ("x_chain", "X-chain", _U, 260, t.find_x_chain),
+        ("xy_chain", "XY-chain", _U, 260, t.find_xy_chain),
+        ("sue_de_coq", "Sue de Coq", _U, 250, t.find_sue_de_coq),
+        ("aic", "AIC", _U, 280, t.find_aic),
+        ("als_xz", "ALS-XZ", _U, 300, t.find_als_xz),
+        ("als_xy_wing", "ALS-XY-Wing", _U, 320, t.find_als_xy_wing),
+        ("forcing_chain", "forcing chain", _X, 500, t.find_forcing),
+        ("forcing_net", "forcing net", _X, 700, t.find_forcing),
+        ("trial", "trial", _X, 1000, t.find_trial),
+    )
+)
 
-#: The techniques in the order the rater tries them (simplest first).
-TECHNIQUES: tuple[Technique, ...] = (
-    _technique("naked_single", "naked single", Level.SIMPLE, 1),
-    _technique("hidden_single", "hidden single", Level.EASY, 2),
-    _technique("pointing_pair", "pointing pair", Level.MEDIUM, 10),
-    _technique("box_line_reduction", "box/line reduction", Level.MEDIUM, 10),
-    _technique("naked_pair", "naked pair", Level.MEDIUM, 15),
-    _technique("hidden_pair", "hidden pair", Level.MEDIUM, 20),
-    _technique("naked_triple", "naked triple", Level.MEDIUM, 25),
-    _technique("hidden_triple", "hidden triple", Level.MEDIUM, 30),
-    _technique("x_wing", "X-Wing", Level.HARD, 50),
-    _technique("xy_wing", "XY-Wing", Level.HARD, 60),
-    _technique("swordfish", "Swordfish", Level.HARD, 80),
-    _technique("guess", "guess", Level.EXPERT, 200),
+#: Each finder once, in ladder order.
+_FINDERS: tuple[Callable[[Board], Step | None], ...] = tuple(
+    dict.fromkeys(tech.find for tech in TECHNIQUES)
 )
 
 _BY_KEY = {t.key: t for t in TECHNIQUES}
@@ -125,18 +169,19 @@ class Rating:
 def rate_with(puzzle: Grid, solution: Grid) -> Rating:
     """Rate a unique puzzle whose solution is known (no backend call).
 
-    Every step is checked against the solution: a technique that removed the solution's digit
-    or placed another would be a bug, and raises AssertionError rather than rate wrongly.
+    The techniques never see the solution (the board does not hold it). Every step is checked
+    against it: a technique that removed the solution's digit or placed another would be a bug,
+    and raises AssertionError rather than rate wrongly.
     """
-    board = Board(puzzle, solution)
+    board = Board(puzzle)
     steps: list[Step] = []
     while not board.solved():
-        for technique in TECHNIQUES:
-            step = technique.find(board)
+        for find in _FINDERS:
+            step = find(board)
             if step is not None:
                 break
-        else:  # pragma: no cover - guess always applies while a cell is open
-            raise AssertionError("no technique and no guess applies")
+        else:  # pragma: no cover - a trial always refutes something in a unique puzzle
+            raise AssertionError("no technique applies")
         if step.placement is not None and solution[step.placement[0]] != step.placement[1]:
             raise AssertionError(f"{step.technique} contradicts the solution: {step.text}")
         if any(solution[k] == d for k, d in step.eliminations):
@@ -148,7 +193,7 @@ def rate_with(puzzle: Grid, solution: Grid) -> Rating:
         counts[step.technique] = counts.get(step.technique, 0) + 1
     used = {t.key: counts[t.key] for t in TECHNIQUES if t.key in counts}
     level = max((_BY_KEY[key].level for key in used), default=Level.SIMPLE)
-    score = sum(_BY_KEY[key].weight * times for key, times in used.items())
+    score = sum(_BY_KEY[step.technique].weight + step.extra for step in steps)
     return Rating(level, score, used, tuple(steps), solution)
 
 
