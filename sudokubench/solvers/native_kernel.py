@@ -1,0 +1,469 @@
+"""The compiled kernel of the `native` backend: bitset search, counting and Knuth's estimator.
+
+Everything here is compiled by numba (`@njit(cache=True)`) and touches only integer and float
+arrays; the backend module (`native.py`) builds the tables, calls these functions and turns
+their arrays into results.
+
+Representation (the ideas of the fastest published solvers, rewritten for any box shape):
+
+- `cand[k]`, an int64 bitset per cell: bit d-1 set when digit d is still a candidate. A cell
+  whose set has one bit is decided; it has been removed from its peers once it has left the
+  queue. 35 digits fit, so every shape the grid model allows works.
+- Search nodes live in one flat array, a block of `cells` entries per level of an explicit
+  stack (no recursion). A branch copies its parent's block; the last alternative of a branch
+  reuses the parent's block in place, as tdoku and JCZSolve do, so the stack grows only for
+  real choices.
+- Propagation (`settle`): naked singles through a queue of decided cells, then hidden singles
+  found per unit with the "seen once / seen twice" masks (kudoku, fsss2), repeated to a
+  fixpoint; a digit missing from a unit or a cell left empty is a contradiction.
+- Box-line reduction (`locked`, locked candidates: pointing and claiming), run only when the
+  singles stall and more than `LAST_CELLS` cells are open: tdoku's write-up shows it pays on
+  hard puzzles, and near the end of a search it costs more than it prunes. That is the fast
+  path for the last cells: below the threshold a node is singles and a choice, nothing else.
+- Branching: the open cell with the fewest candidates (the scan stops at the first cell with
+  two), digits in increasing order.
+
+The search is resumable: its whole state (levels, branch cells, untried digits, counters) is
+in arrays owned by the caller, and `search` returns after `budget` nodes, so the caller can
+check its deadline without a clock in the hot loop and call again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# -- the layout of the state array `st` (int64) ------------------------------------------------
+
+MODE = 0  # where the search stands: START, ADVANCE (try the next untried digit) or DONE
+FROM = 1  # the highest level whose untried digits the next ADVANCE looks at
+COUNT = 2  # solutions found
+NODES = 3  # digits tried (each a node of the search tree)
+GUESSES = 4  # branch points (a cell with two or more candidates chosen)
+BACKTRACKS = 5  # nodes that ended in a contradiction
+MAX_DEPTH = 6  # the deepest level used
+HIDDEN = 7  # hidden singles placed
+LOCKED = 8  # candidates removed by box-line reduction
+SAVED = 9  # rows of `sols` filled since the caller last emptied it
+STATE_SIZE = 10
+
+START = 0
+ADVANCE = 1
+DONE = 2
+
+# What `search` returns.
+FINISHED = 0  # the tree is exhausted: the count is exact
+LIMIT = 1  # `limit` solutions were found; calling again goes on counting
+PAUSED = 2  # `budget` nodes were used; calling again resumes
+FULL = 3  # `sols` is full (only when asked to stop then): empty it, set SAVED to 0, resume
+
+#: Below this many open cells a node skips box-line reduction (the fast path for the end).
+LAST_CELLS = 20
+
+
+@njit(cache=True, inline="always")
+def popcount(m: int) -> int:
+    """The number of set bits of a non-negative int64."""
+    m = m - ((m >> 1) & 0x5555555555555555)
+    m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (m * 0x0101010101010101) >> 56
+
+
+@njit(cache=True, inline="always")
+def mark(dirty, cell_units, k) -> None:
+    """Mark the three units of cell k as changed."""
+    dirty[cell_units[k, 0]] = 1
+    dirty[cell_units[k, 1]] = 1
+    dirty[cell_units[k, 2]] = 1
+
+
+@njit(cache=True)
+def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
+    """Propagate the queued decided cells and hidden singles to a fixpoint.
+
+    Works on the block of `cand` that starts at `base`; `queue[:qlen]` holds cells decided but
+    not yet removed from their peers. Only units marked in `dirty` (a cell of theirs lost a
+    candidate since they were last looked at) are searched for hidden singles and missing
+    digits. Returns the cells left open, or -1 on a contradiction.
+    """
+    peers = tabs[0]
+    units = tabs[1]
+    cell_units = tabs[2]
+    dirty = tabs[3]
+    n = units.shape[1]
+    npeers = peers.shape[1]
+    nunits = units.shape[0]
+    after = 0
+    while True:
+        while qlen > 0:
+            qlen -= 1
+            k = queue[qlen]
+            bit = cand[base + k]
+            open_cells -= 1
+            for i in range(npeers):
+                p = base + peers[k, i]
+                m = cand[p]
+                if m & bit:
+                    m ^= bit
+                    if m == 0:
+                        return -1
+                    cand[p] = m
+                    q = peers[k, i]
+                    dirty[cell_units[q, 0]] = 1
+                    dirty[cell_units[q, 1]] = 1
+                    dirty[cell_units[q, 2]] = 1
+                    if m & (m - 1) == 0:
+                        queue[qlen] = q
+                        qlen += 1
+        if open_cells == 0:
+            return 0
+        # The next changed unit, round robin; back to the queue as soon as it has work.
+        u = -1
+        for t in range(nunits):
+            v = after + t
+            if v >= nunits:
+                v -= nunits
+            if dirty[v]:
+                u = v
+                break
+        if u < 0:
+            return open_cells
+        after = u + 1
+        dirty[u] = 0
+        once = 0
+        twice = 0
+        fixed = 0
+        for i in range(n):
+            m = cand[base + units[u, i]]
+            twice |= once & m
+            once |= m
+            if m & (m - 1) == 0:
+                fixed |= m
+        if once != full:
+            return -1
+        hidden = once & ~twice & ~fixed
+        while hidden:
+            bit = hidden & -hidden
+            hidden ^= bit
+            for i in range(n):
+                k = units[u, i]
+                if cand[base + k] & bit:
+                    cand[base + k] = bit
+                    dirty[cell_units[k, 0]] = 1
+                    dirty[cell_units[k, 1]] = 1
+                    dirty[cell_units[k, 2]] = 1
+                    queue[qlen] = k
+                    qlen += 1
+                    st[HIDDEN] += 1
+                    break
+
+
+@njit(cache=True)
+def locked(cand, base, queue, tabs) -> int:
+    """One pass of box-line reduction; candidates removed, or -1 on a contradiction.
+
+    A segment is the intersection of a line and a box. A digit of a segment found nowhere else
+    in its box leaves the rest of its line (pointing); one found nowhere else in its line
+    leaves the rest of its box (claiming). Newly decided cells are appended to `queue` after
+    `queue[0]`, whose slot holds their number.
+    """
+    cell_units = tabs[2]
+    dirty = tabs[3]
+    seg_cells, seg_len, line_others, box_others, line_rest, box_rest, seg_or = tabs[4:]
+    nseg = seg_cells.shape[0]
+    for s in range(nseg):
+        acc = 0
+        for i in range(seg_len[s]):
+            acc |= cand[base + seg_cells[s, i]]
+        seg_or[s] = acc
+    removed = 0
+    qlen = queue[0]
+    for s in range(nseg):
+        inside = seg_or[s]
+        in_line = 0
+        for i in range(line_others.shape[1]):
+            in_line |= seg_or[line_others[s, i]]
+        in_box = 0
+        for i in range(box_others.shape[1]):
+            in_box |= seg_or[box_others[s, i]]
+        for side in range(2):
+            if side == 0:
+                gone = inside & ~in_box & in_line
+                rest = line_rest
+            else:
+                gone = inside & ~in_line & in_box
+                rest = box_rest
+            if gone == 0:
+                continue
+            for i in range(rest.shape[1]):
+                k = rest[s, i]
+                if k < 0:  # padding
+                    break
+                m = cand[base + k]
+                if m & gone:
+                    m &= ~gone
+                    if m == 0:
+                        return -1
+                    cand[base + k] = m
+                    dirty[cell_units[k, 0]] = 1
+                    dirty[cell_units[k, 1]] = 1
+                    dirty[cell_units[k, 2]] = 1
+                    removed += 1
+                    if m & (m - 1) == 0:
+                        qlen += 1
+                        queue[qlen] = k
+    queue[0] = qlen
+    return removed
+
+
+@njit(cache=True)
+def start(cand, queue, givens, full, tabs, st) -> int:
+    """Fill level 0 from the givens and propagate; the cells left open, or -1."""
+    cells = givens.shape[0]
+    dirty = tabs[3]
+    for u in range(dirty.shape[0]):
+        dirty[u] = 1
+    qlen = 0
+    for k in range(cells):
+        d = givens[k]
+        if d:
+            cand[k] = 1 << (d - 1)
+            queue[qlen] = k
+            qlen += 1
+        else:
+            cand[k] = full
+    return settle(cand, 0, queue, qlen, cells, tabs, full, st)
+
+
+@njit(cache=True)
+def reduce_node(cand, base, open_cells, queue, tabs, full, st) -> int:
+    """Box-line reduction and singles until neither changes the node; open cells, or -1."""
+    while open_cells > LAST_CELLS:
+        queue[0] = 0
+        removed = locked(cand, base, queue, tabs)
+        if removed <= 0:
+            return open_cells if removed == 0 else -1
+        st[LOCKED] += removed
+        qlen = queue[0]
+        for i in range(qlen):  # move the new singles to the front of the queue
+            queue[i] = queue[i + 1]
+        open_cells = settle(cand, base, queue, qlen, open_cells, tabs, full, st)
+        if open_cells <= 0:
+            return open_cells
+    return open_cells
+
+
+@njit(cache=True)
+def branch_cell(cand, base, cells) -> int:
+    """The open cell with the fewest candidates (the first one with two ends the scan)."""
+    best = -1
+    fewest = 64
+    for k in range(cells):
+        m = cand[base + k]
+        if m & (m - 1):
+            c = popcount(m)
+            if c < fewest:
+                fewest = c
+                best = k
+                if c == 2:
+                    break
+    return best
+
+
+@njit(cache=True)
+def digits_of(cand, base, cells, out) -> None:
+    """Write the digits of a solved block into `out`."""
+    for k in range(cells):
+        out[k] = popcount(cand[base + k] - 1) + 1
+
+
+@njit(cache=True)
+def search(cand, open_at, branch_at, todo_at, queue, givens, tabs, full, st, sols, limit,
+           budget, drain) -> int:  # fmt: skip
+    """Run (or resume) the depth-first search; FINISHED, LIMIT, PAUSED or FULL.
+
+    `cand` holds a block per level; `open_at[w]` the open cells of level w, `branch_at[w]` and
+    `todo_at[w]` the cell branched on at level w and its untried digits. Solutions are counted
+    in `st[COUNT]` and written as digits into the free rows of `sols` (`st[SAVED]` are used);
+    when `sols` is full the search returns FULL if `drain`, else it goes on counting without
+    keeping them. The search stops when the count reaches `limit` and returns after `budget`
+    nodes.
+    """
+    cell_units = tabs[2]
+    dirty = tabs[3]
+    cells = givens.shape[0]
+    keep = sols.shape[0]
+    spent = 0
+    if st[MODE] == DONE:
+        return FINISHED
+    if st[MODE] == START:
+        st[MODE] = ADVANCE
+        open0 = start(cand, queue, givens, full, tabs, st)
+        if open0 < 0:
+            st[MODE] = DONE
+            return FINISHED
+        open_at[0] = open0
+        todo_at[0] = 0
+        w = 0
+        expand = True
+    else:
+        w = st[FROM] + 1
+        expand = False
+    while True:
+        if expand:
+            # Level w is settled and consistent: a solution, or reduce and branch.
+            base = w * cells
+            open_cells = open_at[w]
+            if open_cells > LAST_CELLS:
+                open_cells = reduce_node(cand, base, open_cells, queue, tabs, full, st)
+                open_at[w] = open_cells
+            if open_cells == 0:
+                saved = st[SAVED]
+                if saved < keep:
+                    digits_of(cand, base, cells, sols[saved])
+                    st[SAVED] = saved + 1
+                st[COUNT] += 1
+                if st[COUNT] >= limit:
+                    st[FROM] = w - 1
+                    return LIMIT
+                if drain and saved + 1 == keep:
+                    st[FROM] = w - 1
+                    return FULL
+                j = w - 1
+            elif open_cells < 0:
+                st[BACKTRACKS] += 1
+                j = w - 1
+            else:
+                k = branch_cell(cand, base, cells)
+                branch_at[w] = k
+                todo_at[w] = cand[base + k]
+                st[GUESSES] += 1
+                j = w
+        else:
+            j = w - 1
+        # Take the next untried digit of the deepest level that has one.
+        while j >= 0 and todo_at[j] == 0:
+            j -= 1
+        if j < 0:
+            st[MODE] = DONE
+            return FINISHED
+        if spent >= budget:
+            st[FROM] = j
+            return PAUSED
+        spent += 1
+        st[NODES] += 1
+        todo = todo_at[j]
+        bit = todo & -todo
+        todo ^= bit
+        todo_at[j] = todo
+        k = branch_at[j]
+        if todo:  # more digits to try here: the child gets a copy of the block
+            w = j + 1
+            src = j * cells
+            dst = w * cells
+            for i in range(cells):
+                cand[dst + i] = cand[src + i]
+            if w > st[MAX_DEPTH]:
+                st[MAX_DEPTH] = w
+        else:  # the last digit: reuse the block
+            w = j
+        todo_at[w] = 0
+        base = w * cells
+        cand[base + k] = bit
+        dirty[cell_units[k, 0]] = 1
+        dirty[cell_units[k, 1]] = 1
+        dirty[cell_units[k, 2]] = 1
+        queue[0] = k
+        open_at[w] = settle(cand, base, queue, 1, open_at[j], tabs, full, st)
+        expand = True
+
+
+@njit(cache=True)
+def next_random(rng) -> int:
+    """xorshift64*: the next pseudo-random non-negative int63 from the state `rng[0]`."""
+    x = rng[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    rng[0] = x
+    return ((x * 0x2545F4914F6CDD1D) >> 1) & 0x7FFFFFFFFFFFFFFF
+
+
+@njit(cache=True)
+def probes(cand, open_at, queue, givens, tabs, full, st, rng, acc, count) -> None:
+    """Run `count` of Knuth's random probes and fold their estimates into `acc`.
+
+    A probe walks from the root to a leaf. At each node it settles every digit of the branch
+    cell, counts the c digits that survive propagation, multiplies its estimate by c and goes
+    on with one of them drawn uniformly; a solution ends the probe with the product, a node
+    with no surviving digit with 0. The mean of the products is an unbiased estimate of the
+    number of solutions (Knuth 1975). `acc` holds (probes, mean, sum of squared deviations)
+    as in Welford's algorithm. Level 0 is the root, level 1 the probe's node, level 2 scratch.
+    """
+    cells = givens.shape[0]
+    cell_units = tabs[2]
+    dirty = tabs[3]
+    open0 = start(cand, queue, givens, full, tabs, st)
+    if open0 < 0:
+        for _ in range(count):
+            acc[0] += 1.0
+            delta = 0.0 - acc[1]
+            acc[1] += delta / acc[0]
+            acc[2] += delta * (0.0 - acc[1])
+        return
+    if open0 > LAST_CELLS:
+        open0 = reduce_node(cand, 0, open0, queue, tabs, full, st)
+    open_at[0] = open0
+    node = cells
+    scratch = 2 * cells
+    for _ in range(count):
+        for i in range(cells):
+            cand[node + i] = cand[i]
+        open_cells = open0
+        estimate = 1.0
+        while open_cells > 0:
+            k = branch_cell(cand, node, cells)
+            digits = cand[node + k]
+            alive = 0
+            todo = digits
+            while todo:
+                bit = todo & -todo
+                todo ^= bit
+                for i in range(cells):
+                    cand[scratch + i] = cand[node + i]
+                cand[scratch + k] = bit
+                mark(dirty, cell_units, k)
+                queue[0] = k
+                left = settle(cand, scratch, queue, 1, open_cells, tabs, full, st)
+                if left > LAST_CELLS:
+                    left = reduce_node(cand, scratch, left, queue, tabs, full, st)
+                if left >= 0:
+                    alive += 1
+                else:
+                    digits ^= bit
+            if alive == 0:
+                estimate = 0.0
+                break
+            estimate *= alive
+            pick = next_random(rng) % alive
+            while pick:
+                digits &= digits - 1
+                pick -= 1
+            bit = digits & -digits
+            cand[node + k] = bit
+            mark(dirty, cell_units, k)
+            queue[0] = k
+            open_cells = settle(cand, node, queue, 1, open_cells, tabs, full, st)
+            if open_cells > LAST_CELLS:
+                open_cells = reduce_node(cand, node, open_cells, queue, tabs, full, st)
+            st[NODES] += 1
+        acc[0] += 1.0
+        delta = estimate - acc[1]
+        acc[1] += delta / acc[0]
+        acc[2] += delta * (estimate - acc[1])
+
+
+def empty_state() -> np.ndarray:
+    """A fresh state array for `search`."""
+    return np.zeros(STATE_SIZE, dtype=np.int64)
