@@ -59,89 +59,103 @@ PROBES_PER_CALL = 256
 
 @dataclass(frozen=True)
 class Tables:
-    """The arrays the kernel needs for one shape (numpy arrays; `kernel` is a tuple of them)."""
+    """What the kernel needs of one shape: one flat int32 table and the size of the work array.
+
+    The table holds a header (`native_kernel.HEADER` entries: cells, N, peers per cell,
+    segments, the widths of the segment tables, stack levels), then peers, units, the units
+    of each cell, and the box-line segments: their cells, lengths, the other segments of their
+    line and of their box (padded with a dummy empty segment), and the rest of their line and
+    of their box (padded with -1). `native_kernel.unpack` reads it back as 2-D views.
+    """
 
     shape: Shape
-    full: int  # every digit's bit
-    kernel: tuple[Any, ...]  # peers, units, units of each cell, scratch, segment tables
+    table: Any  # numpy int32 array
+    work_size: int  # int64 entries: candidate blocks, open cells, branches, queue, scratch
 
 
 @cache
 def tables(shape: Shape) -> Tables:
-    """Peers, units and box-line segments of `shape` as int32 arrays."""
+    """The kernel's table of `shape`."""
     import numpy as np
 
-    n = shape.n
-    peers = np.array([sorted(p) for p in shape.peers], dtype=np.int32)
-    units = np.array(shape.units, dtype=np.int32)
-    seg_cells: list[tuple[int, ...]] = []
+    from sudokubench.solvers.native_kernel import HEADER
+
+    n, cells = shape.n, shape.cells
+    seg_cells: list[list[int]] = []
     seg_line: list[tuple[int, int]] = []
     seg_box: list[tuple[int, int]] = []
     lines_of = (shape.rows, shape.cols)
     for direction, lines in enumerate(lines_of):
         for line_no, line in enumerate(lines):
             for box_no, box in enumerate(shape.boxes):
-                common = tuple(k for k in line if k in set(box))
+                common = [k for k in line if k in set(box)]
                 if common:
                     seg_cells.append(common)
                     seg_line.append((direction, line_no))
                     seg_box.append((direction, box_no))
     nseg = len(seg_cells)
     segs = range(nseg)
-
-    def padded(rows: list[list[int]], fill: int) -> Any:
-        width = max(1, *(len(r) for r in rows))
-        return np.array([r + [fill] * (width - len(r)) for r in rows], dtype=np.int32)
-
     line_others = [[o for o in segs if o != s and seg_line[o] == seg_line[s]] for s in segs]
     box_others = [[o for o in segs if o != s and seg_box[o] == seg_box[s]] for s in segs]
     line_rest = [
         [k for k in lines_of[seg_line[s][0]][seg_line[s][1]] if k not in seg_cells[s]] for s in segs
     ]
     box_rest = [[k for k in shape.boxes[seg_box[s][1]] if k not in seg_cells[s]] for s in segs]
-    cell_units = np.array([(r, n + c, 2 * n + b) for r, c, b in shape.cell_units], dtype=np.int32)
-    kernel = (
-        peers,
-        units,
-        cell_units,
-        np.ones(3 * n, dtype=np.int8),  # scratch: the units to look at again
-        padded([list(c) for c in seg_cells], 0),
-        np.array([len(c) for c in seg_cells], dtype=np.int32),
-        padded(line_others, nseg),  # segment `nseg` is an always-empty dummy
-        padded(box_others, nseg),
-        padded(line_rest, -1),
-        padded(box_rest, -1),
-        np.zeros(nseg + 1, dtype=np.int64),
-    )
-    return Tables(shape, (1 << n) - 1, kernel)
+    padded = [
+        _pad(seg_cells, 0),
+        _pad(line_others, nseg),  # segment `nseg` is an always-empty dummy
+        _pad(box_others, nseg),
+        _pad(line_rest, -1),
+        _pad(box_rest, -1),
+    ]
+    npeers = len(shape.peers[0])
+    levels = cells + 2
+    header = [cells, n, npeers, nseg, *(len(p[0]) for p in padded), levels]
+    header += [0] * (HEADER - len(header))
+    parts = [
+        header,
+        [k for peers in shape.peers for k in sorted(peers)],
+        [k for unit in shape.units for k in unit],
+        [u for r, c, b in shape.cell_units for u in (r, n + c, 2 * n + b)],
+        [k for row in padded[0] for k in row],
+        [len(c) for c in seg_cells],
+        *([k for row in p for k in row] for p in padded[1:]),
+    ]
+    table = np.array([x for part in parts for x in part], dtype=np.int32)
+    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1
+    return Tables(shape, table, work_size)
+
+
+def _pad(rows: list[list[int]], fill: int) -> list[list[int]]:
+    """Rows padded with `fill` to one width (at least 1)."""
+    width = max(1, *(len(r) for r in rows))
+    return [r + [fill] * (width - len(r)) for r in rows]
 
 
 class Run:
     """One resumable search of one puzzle: the kernel's arrays and a loop around it.
 
-    The big arrays (a block of candidates per stack level) belong to the shape and are reused
+    The big array (a block of candidates per stack level) belongs to the shape and is reused
     from run to run: a process searches one puzzle at a time.
     """
 
     def __init__(self, puzzle: Grid, rows: int) -> None:
-        import numpy as np
-
-        from sudokubench.solvers import native_kernel as nk
-
-        self.kernel = nk
         self.puzzle = puzzle
-        self.tab = tables(puzzle.shape)
-        self.cand, self.open_at, self.branch_at, self.todo_at, self.queue = _workspace(puzzle.shape)
+        nk, np, self.tab, self.work, sols = _space(puzzle.shape)
+        self.kernel = nk
         self.givens = np.frombuffer(bytes(puzzle.cells), dtype=np.uint8)
-        self.st = nk.empty_state()
-        self.sols = np.zeros((rows, puzzle.shape.cells), dtype=np.uint8)
+        self.st = np.zeros(nk.STATE_SIZE, dtype=np.int64)
+        self.sols = sols[:rows] if rows <= len(sols) else np.zeros((rows, len(self.givens)), "u1")
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
         return self.kernel.search(
-            self.cand, self.open_at, self.branch_at, self.todo_at, self.queue, self.givens,
-            self.tab.kernel, self.tab.full, self.st, self.sols, limit, budget, drain,
-        )  # fmt: skip
+            self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain
+        )
+
+    def probe(self, rng: Any, acc: Any, count: int) -> None:
+        """`count` more of Knuth's probes, folded into `acc`."""
+        self.kernel.probes(self.work, self.tab.table, self.givens, self.st, rng, acc, count)
 
     def take(self) -> list[Grid]:
         """The grids written since the last `take`, and room for more."""
@@ -153,30 +167,33 @@ class Run:
 
     def stats(self) -> dict[str, int | float]:
         """The kernel's counters under the contract's names."""
-        nk, st = self.kernel, self.st
+        nk = self.kernel
+        st = self.st.tolist()
         return {
-            "nodes": int(st[nk.NODES]),
-            "guesses": int(st[nk.GUESSES]),
-            "backtracks": int(st[nk.BACKTRACKS]),
-            "max_depth": int(st[nk.MAX_DEPTH]),
-            "hidden_singles": int(st[nk.HIDDEN]),
-            "locked_eliminations": int(st[nk.LOCKED]),
+            "nodes": st[nk.NODES],
+            "guesses": st[nk.GUESSES],
+            "backtracks": st[nk.BACKTRACKS],
+            "max_depth": st[nk.MAX_DEPTH],
+            "hidden_singles": st[nk.HIDDEN],
+            "locked_eliminations": st[nk.LOCKED],
         }
 
 
 @cache
-def _workspace(shape: Shape) -> tuple[Any, ...]:
-    """The stack of one shape: candidate blocks, open cells, branch cells, untried digits, queue."""
+def _space(shape: Shape) -> tuple[Any, ...]:
+    """What a run of one shape needs: the kernel module, numpy, the tables, the work array
+    (stack and scratch) and rows for `ROWS` solutions; one lookup per solve."""
     import numpy as np
 
-    cells = shape.cells
-    levels = cells + 2
+    from sudokubench.solvers import native_kernel
+
+    tab = tables(shape)
     return (
-        np.zeros(levels * cells, dtype=np.int64),
-        np.zeros(levels, dtype=np.int64),
-        np.zeros(levels, dtype=np.int64),
-        np.zeros(levels, dtype=np.int64),
-        np.zeros(cells + 2, dtype=np.int64),
+        native_kernel,
+        np,
+        tab,
+        np.zeros(tab.work_size, dtype=np.int64),
+        np.zeros((ROWS, shape.cells), dtype=np.uint8),
     )
 
 
@@ -320,15 +337,11 @@ class Native(BaseBackend):
         if not puzzle.is_valid():
             return Estimate(0.0, 0.0, 0, 0.0)
         run = Run(puzzle, 1)
-        nk = run.kernel
         rng = np.array([(seed * 0x9E3779B97F4A7C15 + 1) & 0x7FFFFFFFFFFFFFFF], dtype=np.int64)
         acc = np.zeros(3, dtype=np.float64)
         while probes is None or acc[0] < probes:
             batch = PROBES_PER_CALL if probes is None else min(PROBES_PER_CALL, probes - acc[0])
-            nk.probes(
-                run.cand, run.open_at, run.queue, run.givens, run.tab.kernel, run.tab.full,
-                run.st, rng, acc, int(batch),
-            )  # fmt: skip
+            run.probe(rng, acc, int(batch))
             if probes is None and deadline.expired():
                 break
         done = int(acc[0])
@@ -353,9 +366,5 @@ def warm() -> float:
     run.step(sys.maxsize, BUDGET, False)
     import numpy as np
 
-    nk = run.kernel
-    rng = np.array([1], dtype=np.int64)
-    acc = np.zeros(3, dtype=np.float64)
-    nk.probes(run.cand, run.open_at, run.queue, run.givens, run.tab.kernel, run.tab.full,
-              run.st, rng, acc, 1)  # fmt: skip
+    run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
     return time.perf_counter() - start

@@ -57,6 +57,10 @@ LIMIT = 1  # `limit` solutions were found; calling again goes on counting
 PAUSED = 2  # `budget` nodes were used; calling again resumes
 FULL = 3  # `sols` is full (only when asked to stop then): empty it, set SAVED to 0, resume
 
+#: The table's header: cells, N, peers per cell, segments, then the widths of the segment
+#: tables (cells, others in line, others in box, rest of line, rest of box), then levels.
+HEADER = 16
+
 #: Below this many open cells a node skips box-line reduction (the fast path for the end).
 LAST_CELLS = 20
 
@@ -68,6 +72,62 @@ def popcount(m: int) -> int:
     m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
     m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
     return (m * 0x0101010101010101) >> 56
+
+
+@njit(cache=True)
+def unpack(table, work):
+    """Views of the shape's tables and of the search's arrays, from the two flat arrays.
+
+    Two arrays instead of fifteen keep the cost of each call from Python low (numba unboxes
+    every argument). Layouts: `HEADER` and `table_layout`, `work_layout` in native.py.
+    """
+    cells = np.int64(table[0])
+    n = np.int64(table[1])
+    npeers = np.int64(table[2])
+    nseg = np.int64(table[3])
+    w_seg = np.int64(table[4])
+    w_lo = np.int64(table[5])
+    w_bo = np.int64(table[6])
+    w_lr = np.int64(table[7])
+    w_br = np.int64(table[8])
+    levels = np.int64(table[9])
+    at = HEADER
+    peers = table[at : at + cells * npeers].reshape((cells, npeers))
+    at += cells * npeers
+    units = table[at : at + 3 * n * n].reshape((3 * n, n))
+    at += 3 * n * n
+    cell_units = table[at : at + cells * 3].reshape((cells, 3))
+    at += cells * 3
+    seg_cells = table[at : at + nseg * w_seg].reshape((nseg, w_seg))
+    at += nseg * w_seg
+    seg_len = table[at : at + nseg]
+    at += nseg
+    line_others = table[at : at + nseg * w_lo].reshape((nseg, w_lo))
+    at += nseg * w_lo
+    box_others = table[at : at + nseg * w_bo].reshape((nseg, w_bo))
+    at += nseg * w_bo
+    line_rest = table[at : at + nseg * w_lr].reshape((nseg, w_lr))
+    at += nseg * w_lr
+    box_rest = table[at : at + nseg * w_br].reshape((nseg, w_br))
+    at = 0
+    cand = work[at : at + levels * cells]
+    at += levels * cells
+    open_at = work[at : at + levels]
+    at += levels
+    branch_at = work[at : at + levels]
+    at += levels
+    todo_at = work[at : at + levels]
+    at += levels
+    queue = work[at : at + cells + 2]
+    at += cells + 2
+    dirty = work[at : at + 3 * n]
+    at += 3 * n
+    seg_or = work[at : at + nseg + 1]
+    tabs = (
+        peers, units, cell_units, dirty, seg_cells, seg_len, line_others, box_others,
+        line_rest, box_rest, seg_or,
+    )  # fmt: skip
+    return tabs, cand, open_at, branch_at, todo_at, queue, (1 << n) - 1
 
 
 @njit(cache=True, inline="always")
@@ -279,17 +339,18 @@ def digits_of(cand, base, cells, out) -> None:
 
 
 @njit(cache=True)
-def search(cand, open_at, branch_at, todo_at, queue, givens, tabs, full, st, sols, limit,
-           budget, drain) -> int:  # fmt: skip
+def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     """Run (or resume) the depth-first search; FINISHED, LIMIT, PAUSED or FULL.
 
-    `cand` holds a block per level; `open_at[w]` the open cells of level w, `branch_at[w]` and
-    `todo_at[w]` the cell branched on at level w and its untried digits. Solutions are counted
-    in `st[COUNT]` and written as digits into the free rows of `sols` (`st[SAVED]` are used);
+    `work` holds a block of candidates per level, `open_at[w]` the open cells of level w,
+    `branch_at[w]` and `todo_at[w]` the cell branched on at level w and its untried digits.
+    Solutions are counted in `st[COUNT]` and written as digits into the free rows of `sols`
+    (`st[SAVED]` are used);
     when `sols` is full the search returns FULL if `drain`, else it goes on counting without
     keeping them. The search stops when the count reaches `limit` and returns after `budget`
     nodes.
     """
+    tabs, cand, open_at, branch_at, todo_at, queue, full = unpack(table, work)
     cell_units = tabs[2]
     dirty = tabs[3]
     cells = givens.shape[0]
@@ -391,7 +452,7 @@ def next_random(rng) -> int:
 
 
 @njit(cache=True)
-def probes(cand, open_at, queue, givens, tabs, full, st, rng, acc, count) -> None:
+def probes(work, table, givens, st, rng, acc, count) -> None:
     """Run `count` of Knuth's random probes and fold their estimates into `acc`.
 
     A probe walks from the root to a leaf. At each node it settles every digit of the branch
@@ -401,6 +462,7 @@ def probes(cand, open_at, queue, givens, tabs, full, st, rng, acc, count) -> Non
     number of solutions (Knuth 1975). `acc` holds (probes, mean, sum of squared deviations)
     as in Welford's algorithm. Level 0 is the root, level 1 the probe's node, level 2 scratch.
     """
+    tabs, cand, open_at, _, _, queue, full = unpack(table, work)
     cells = givens.shape[0]
     cell_units = tabs[2]
     dirty = tabs[3]
@@ -462,8 +524,3 @@ def probes(cand, open_at, queue, givens, tabs, full, st, rng, acc, count) -> Non
         delta = estimate - acc[1]
         acc[1] += delta / acc[0]
         acc[2] += delta * (estimate - acc[1])
-
-
-def empty_state() -> np.ndarray:
-    """A fresh state array for `search`."""
-    return np.zeros(STATE_SIZE, dtype=np.int64)
