@@ -14,8 +14,9 @@ contradiction), `max_depth` (deepest stack level), `hidden_singles`, `locked_eli
 Compilation: `@njit(cache=True)` compiles each kernel function once per machine into numba's
 on-disk cache (a `__pycache__` beside the kernel module, or numba's per-user cache directory
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
-`sudokubench backends --warm`, or by the first solve) compiles or loads it; worker processes
-load the cached machine code. `solve` never times compilation: `encode_s` holds the one-off
+`sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
+timing anything, or by the first solve) compiles or loads it; worker processes load the cached
+machine code. `solve` never times compilation: `encode_s` holds the one-off
 load, `solve_s` the search.
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
@@ -240,11 +241,16 @@ class Native(BaseBackend):
     install_hint: ClassVar[str] = "pip install 'sudokubench[native]'"
 
     def available(self) -> bool:
-        """Whether numba imports here."""
+        """Whether numba imports here; then also compiles or loads the kernel (`warm`).
+
+        The harness asks every backend this before it times anything, in its own process and
+        in each worker, so no timed call pays for compiling or loading machine code.
+        """
         try:
             import numba  # noqa: F401
         except ImportError:
             return False
+        warm()
         return True
 
     def version(self) -> str | None:
