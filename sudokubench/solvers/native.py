@@ -43,7 +43,6 @@ from sudokubench.backend import (
     Deadline,
     SolveResult,
     Status,
-    make_result,
     package_version,
 )
 from sudokubench.grid import Grid, Shape
@@ -79,7 +78,7 @@ def tables(shape: Shape) -> Tables:
     """The kernel's table of `shape`."""
     import numpy as np
 
-    from sudokubench.solvers.native_kernel import HEADER
+    from sudokubench.solvers.native_kernel import HEADER, LEAF
 
     n, cells = shape.n, shape.cells
     seg_cells: list[list[int]] = []
@@ -123,7 +122,7 @@ def tables(shape: Shape) -> Tables:
         *([k for row in p for k in row] for p in padded[1:]),
     ]
     table = np.array([x for part in parts for x in part], dtype=np.int32)
-    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1
+    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + 4 * LEAF
     return Tables(shape, table, work_size)
 
 
@@ -277,29 +276,32 @@ class Native(BaseBackend):
 
     def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
         encode = time.perf_counter()
-        warm()
+        warm()  # compiles or loads the kernel once: encode time, not solve time
         run = Run(puzzle, min(limit, ROWS))
+        step, nk = run.step, run.kernel
         start = time.perf_counter()
-        found: list[Grid] = []
-        nk = run.kernel
-        while True:
-            code = run.step(limit, BUDGET, True)
-            if code == nk.FULL:
-                found += run.take()
-            elif code != nk.PAUSED:
-                break
+        code = step(limit, BUDGET, True)
+        found = run.take()
+        while code == nk.PAUSED or code == nk.FULL:
             if deadline.expired():
                 break
-        found += run.take()
+            code = step(limit, BUDGET, True)
+            found += run.take()
         solve_s = time.perf_counter() - start
-        return make_result(
+        finished = code == nk.FINISHED
+        if code == nk.PAUSED or code == nk.FULL:
+            status = Status.TIMEOUT
+        else:
+            status = Status.SOLVED if found else Status.UNSATISFIABLE
+        return SolveResult(
             self.name,
-            found,
-            finished=code == nk.FINISHED,
-            timed_out=code in (nk.PAUSED, nk.FULL),
-            encode_s=start - encode,
-            solve_s=solve_s,
-            stats=run.stats(),
+            status,
+            tuple(found),
+            len(found),
+            finished,
+            start - encode,
+            solve_s,
+            MappingProxyType(run.stats()),
         )
 
     def count_all(self, puzzle: Grid, *, timeout: float | None = None) -> Count:

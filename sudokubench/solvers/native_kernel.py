@@ -61,6 +61,15 @@ FULL = 3  # `sols` is full (only when asked to stop then): empty it, set SAVED t
 #: tables (cells, others in line, others in box, rest of line, rest of box), then levels.
 HEADER = 16
 
+#: At or below this many open cells, only naked singles propagate (the fast path for the
+#: end): hidden singles rarely prune there, and a full grid reached by naked singles alone is
+#: still a solution (each placed digit left its peers).
+NAKED_ONLY = 8
+
+#: When only counting, a node with at most this many open cells counts its completions by a
+#: plain enumeration over those cells, without stack levels or propagation.
+LEAF = 12
+
 #: Below this many open cells a node skips box-line reduction (the fast path for the end).
 LAST_CELLS = 20
 
@@ -123,9 +132,11 @@ def unpack(table, work):
     dirty = work[at : at + 3 * n]
     at += 3 * n
     seg_or = work[at : at + nseg + 1]
+    at += nseg + 1
+    leaf = work[at : at + 4 * LEAF]
     tabs = (
         peers, units, cell_units, dirty, seg_cells, seg_len, line_others, box_others,
-        line_rest, box_rest, seg_or,
+        line_rest, box_rest, seg_or, leaf,
     )  # fmt: skip
     return tabs, cand, open_at, branch_at, todo_at, queue, (1 << n) - 1
 
@@ -176,8 +187,8 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
                     if m & (m - 1) == 0:
                         queue[qlen] = q
                         qlen += 1
-        if open_cells == 0:
-            return 0
+        if open_cells <= NAKED_ONLY:
+            return open_cells
         # The next changed unit, round robin; back to the queue as soon as it has work.
         u = -1
         for t in range(nunits):
@@ -230,7 +241,7 @@ def locked(cand, base, queue, tabs) -> int:
     """
     cell_units = tabs[2]
     dirty = tabs[3]
-    seg_cells, seg_len, line_others, box_others, line_rest, box_rest, seg_or = tabs[4:]
+    seg_cells, seg_len, line_others, box_others, line_rest, box_rest, seg_or = tabs[4:11]
     nseg = seg_cells.shape[0]
     for s in range(nseg):
         acc = 0
@@ -332,6 +343,69 @@ def branch_cell(cand, base, cells) -> int:
 
 
 @njit(cache=True)
+def count_leaf(cand, base, cells, tabs, room) -> int:
+    """The completions of a node with at most `LEAF` open cells, or -1 if they might exceed
+    `room` (then the ordinary search goes on, one solution at a time).
+
+    Every other cell is placed and gone from its peers, so an assignment of the open cells
+    from their candidates is a solution exactly when no two open peers share a digit (a unit
+    with m open cells misses m digits, and each of them holds only those): a small
+    enumeration with the peers among the open cells as bitmasks.
+    """
+    cell_units = tabs[2]
+    leaf = tabs[11]
+    m = 0
+    bound = 1
+    for k in range(cells):
+        c = cand[base + k]
+        if c & (c - 1):
+            leaf[m] = k
+            leaf[LEAF + m] = c
+            m += 1
+            bound *= popcount(c)
+    if bound > room:
+        return -1
+    # leaf[2 LEAF + i]: the earlier open cells that are peers of open cell i, as a bitmask.
+    for i in range(m):
+        a = leaf[i]
+        earlier = 0
+        for j in range(i):
+            b = leaf[j]
+            if (
+                cell_units[a, 0] == cell_units[b, 0]
+                or cell_units[a, 1] == cell_units[b, 1]
+                or cell_units[a, 2] == cell_units[b, 2]
+            ):
+                earlier |= 1 << j
+        leaf[2 * LEAF + i] = earlier
+    # leaf[3 LEAF + i]: the digits open cell i may still take; chosen[i] its digit.
+    chosen = leaf[:LEAF]  # cells no longer needed: reuse the slots for the chosen digits
+    total = 0
+    pos = 0
+    leaf[3 * LEAF] = leaf[LEAF]
+    while pos >= 0:
+        rest = leaf[3 * LEAF + pos]
+        if rest == 0:
+            pos -= 1
+            continue
+        bit = rest & -rest
+        leaf[3 * LEAF + pos] = rest ^ bit
+        if pos == m - 1:
+            total += 1
+            continue
+        chosen[pos] = bit
+        pos += 1
+        allowed = leaf[LEAF + pos]
+        earlier = leaf[2 * LEAF + pos]
+        while earlier:
+            low = earlier & -earlier
+            earlier ^= low
+            allowed &= ~chosen[popcount(low - 1)]
+        leaf[3 * LEAF + pos] = allowed
+    return total
+
+
+@njit(cache=True)
 def digits_of(cand, base, cells, out) -> None:
     """Write the digits of a solved block into `out`."""
     for k in range(cells):
@@ -379,7 +453,17 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
             if open_cells > LAST_CELLS:
                 open_cells = reduce_node(cand, base, open_cells, queue, tabs, full, st)
                 open_at[w] = open_cells
-            if open_cells == 0:
+            if 0 < open_cells <= LEAF and not drain and st[SAVED] >= keep:
+                found = count_leaf(cand, base, cells, tabs, limit - st[COUNT])
+                if found >= 0:
+                    st[COUNT] += found
+                    if found == 0:
+                        st[BACKTRACKS] += 1
+                    j = w - 1
+                    open_cells = -2  # handled
+            if open_cells == -2:
+                pass
+            elif open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
                     digits_of(cand, base, cells, sols[saved])
