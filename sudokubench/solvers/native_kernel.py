@@ -64,11 +64,11 @@ HEADER = 16
 #: At or below this many open cells, only naked singles propagate (the fast path for the
 #: end): hidden singles rarely prune there, and a full grid reached by naked singles alone is
 #: still a solution (each placed digit left its peers).
-NAKED_ONLY = 8
+NAKED_ONLY = 12
 
 #: When only counting, a node with at most this many open cells counts its completions by a
 #: plain enumeration over those cells, without stack levels or propagation.
-LEAF = 12
+LEAF = 20
 
 #: Below this many open cells a node skips box-line reduction (the fast path for the end).
 LAST_CELLS = 20
@@ -149,7 +149,7 @@ def mark(dirty, cell_units, k) -> None:
     dirty[cell_units[k, 2]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
     """Propagate the queued decided cells and hidden singles to a fixpoint.
 
@@ -230,7 +230,7 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
                     break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def locked(cand, base, queue, tabs) -> int:
     """One pass of box-line reduction; candidates removed, or -1 on a contradiction.
 
@@ -307,7 +307,7 @@ def start(cand, queue, givens, full, tabs, st) -> int:
     return settle(cand, 0, queue, qlen, cells, tabs, full, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reduce_node(cand, base, open_cells, queue, tabs, full, st) -> int:
     """Box-line reduction and singles until neither changes the node; open cells, or -1."""
     while open_cells > LAST_CELLS:
@@ -325,7 +325,7 @@ def reduce_node(cand, base, open_cells, queue, tabs, full, st) -> int:
     return open_cells
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def branch_cell(cand, base, cells) -> int:
     """The open cell with the fewest candidates (the first one with two ends the scan)."""
     best = -1
@@ -342,7 +342,7 @@ def branch_cell(cand, base, cells) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_leaf(cand, base, cells, tabs, room) -> int:
     """The completions of a node with at most `LEAF` open cells, or -1 if they might exceed
     `room` (then the ordinary search goes on, one solution at a time).
@@ -355,7 +355,7 @@ def count_leaf(cand, base, cells, tabs, room) -> int:
     cell_units = tabs[2]
     leaf = tabs[11]
     m = 0
-    bound = 1
+    bound = 1.0  # the product of the candidate counts: at least the completions
     for k in range(cells):
         c = cand[base + k]
         if c & (c - 1):
