@@ -122,7 +122,7 @@ def tables(shape: Shape) -> Tables:
         *([k for row in p for k in row] for p in padded[1:]),
     ]
     table = np.array([x for part in parts for x in part], dtype=np.int32)
-    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + 4 * LEAF
+    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + 4 * LEAF + 2 * cells
     return Tables(shape, table, work_size)
 
 

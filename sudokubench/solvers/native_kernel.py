@@ -134,19 +134,20 @@ def unpack(table, work):
     seg_or = work[at : at + nseg + 1]
     at += nseg + 1
     leaf = work[at : at + 4 * LEAF]
+    at += 4 * LEAF
+    umask = work[at : at + 2 * cells]
     tabs = (
         peers, units, cell_units, dirty, seg_cells, seg_len, line_others, box_others,
-        line_rest, box_rest, seg_or, leaf,
+        line_rest, box_rest, seg_or, leaf, umask,
     )  # fmt: skip
     return tabs, cand, open_at, branch_at, todo_at, queue, (1 << n) - 1
 
 
 @njit(cache=True, inline="always")
-def mark(dirty, cell_units, k) -> None:
-    """Mark the three units of cell k as changed."""
-    dirty[cell_units[k, 0]] = 1
-    dirty[cell_units[k, 1]] = 1
-    dirty[cell_units[k, 2]] = 1
+def mark(dirty, umask, k) -> None:
+    """Mark the three units of cell k as changed (`dirty[0:2]`: a 128-bit set of units)."""
+    dirty[0] |= umask[2 * k]
+    dirty[1] |= umask[2 * k + 1]
 
 
 @njit(cache=True, inline="always")
@@ -154,18 +155,19 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
     """Propagate the queued decided cells and hidden singles to a fixpoint.
 
     Works on the block of `cand` that starts at `base`; `queue[:qlen]` holds cells decided but
-    not yet removed from their peers. Only units marked in `dirty` (a cell of theirs lost a
-    candidate since they were last looked at) are searched for hidden singles and missing
-    digits. Returns the cells left open, or -1 on a contradiction.
+    not yet removed from their peers. Only units in the set `dirty[0:2]` (a cell of theirs
+    lost a candidate since they were last looked at; `umask` holds each cell's units as such
+    a set) are searched for hidden singles and missing digits, lowest first. Returns the
+    cells left open, or -1 on a contradiction.
     """
     peers = tabs[0]
     units = tabs[1]
-    cell_units = tabs[2]
     dirty = tabs[3]
+    umask = tabs[12]
+    d0 = dirty[0]
+    d1 = dirty[1]
     n = units.shape[1]
     npeers = peers.shape[1]
-    nunits = units.shape[0]
-    after = 0
     while True:
         while qlen > 0:
             qlen -= 1
@@ -178,30 +180,29 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
                 if m & bit:
                     m ^= bit
                     if m == 0:
+                        dirty[0] = d0
+                        dirty[1] = d1
                         return -1
                     cand[p] = m
                     q = peers[k, i]
-                    dirty[cell_units[q, 0]] = 1
-                    dirty[cell_units[q, 1]] = 1
-                    dirty[cell_units[q, 2]] = 1
+                    d0 |= umask[2 * q]
+                    d1 |= umask[2 * q + 1]
                     if m & (m - 1) == 0:
                         queue[qlen] = q
                         qlen += 1
-        if open_cells <= NAKED_ONLY:
+        if open_cells <= NAKED_ONLY or (d0 == 0 and d1 == 0):
+            dirty[0] = d0
+            dirty[1] = d1
             return open_cells
-        # The next changed unit, round robin; back to the queue as soon as it has work.
-        u = -1
-        for t in range(nunits):
-            v = after + t
-            if v >= nunits:
-                v -= nunits
-            if dirty[v]:
-                u = v
-                break
-        if u < 0:
-            return open_cells
-        after = u + 1
-        dirty[u] = 0
+        # The next changed unit, lowest first; back to the queue as soon as it has work.
+        if d0:
+            low = d0 & -d0
+            d0 ^= low
+            u = popcount(low - 1)
+        else:
+            low = d1 & -d1
+            d1 ^= low
+            u = 64 + popcount(low - 1)
         once = 0
         twice = 0
         fixed = 0
@@ -212,6 +213,8 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
             if m & (m - 1) == 0:
                 fixed |= m
         if once != full:
+            dirty[0] = d0
+            dirty[1] = d1
             return -1
         hidden = once & ~twice & ~fixed
         while hidden:
@@ -221,9 +224,8 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
                 k = units[u, i]
                 if cand[base + k] & bit:
                     cand[base + k] = bit
-                    dirty[cell_units[k, 0]] = 1
-                    dirty[cell_units[k, 1]] = 1
-                    dirty[cell_units[k, 2]] = 1
+                    d0 |= umask[2 * k]
+                    d1 |= umask[2 * k + 1]
                     queue[qlen] = k
                     qlen += 1
                     st[HIDDEN] += 1
@@ -239,8 +241,8 @@ def locked(cand, base, queue, tabs) -> int:
     leaves the rest of its box (claiming). Newly decided cells are appended to `queue` after
     `queue[0]`, whose slot holds their number.
     """
-    cell_units = tabs[2]
     dirty = tabs[3]
+    umask = tabs[12]
     seg_cells, seg_len, line_others, box_others, line_rest, box_rest, seg_or = tabs[4:11]
     nseg = seg_cells.shape[0]
     for s in range(nseg):
@@ -277,9 +279,7 @@ def locked(cand, base, queue, tabs) -> int:
                     if m == 0:
                         return -1
                     cand[base + k] = m
-                    dirty[cell_units[k, 0]] = 1
-                    dirty[cell_units[k, 1]] = 1
-                    dirty[cell_units[k, 2]] = 1
+                    mark(dirty, umask, k)
                     removed += 1
                     if m & (m - 1) == 0:
                         qlen += 1
@@ -292,9 +292,18 @@ def locked(cand, base, queue, tabs) -> int:
 def start(cand, queue, givens, full, tabs, st) -> int:
     """Fill level 0 from the givens and propagate; the cells left open, or -1."""
     cells = givens.shape[0]
+    cell_units = tabs[2]
     dirty = tabs[3]
-    for u in range(dirty.shape[0]):
-        dirty[u] = 1
+    umask = tabs[12]
+    for k in range(cells):
+        umask[2 * k] = 0
+        umask[2 * k + 1] = 0
+        for i in range(3):
+            u = cell_units[k, i]
+            umask[2 * k + u // 64] |= 1 << (u % 64)
+    nunits = tabs[1].shape[0]
+    dirty[0] = -1 if nunits >= 64 else (1 << nunits) - 1
+    dirty[1] = 0 if nunits <= 64 else (1 << (nunits - 64)) - 1
     qlen = 0
     for k in range(cells):
         d = givens[k]
@@ -425,8 +434,8 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     nodes.
     """
     tabs, cand, open_at, branch_at, todo_at, queue, full = unpack(table, work)
-    cell_units = tabs[2]
     dirty = tabs[3]
+    umask = tabs[12]
     cells = givens.shape[0]
     keep = sols.shape[0]
     spent = 0
@@ -516,9 +525,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         todo_at[w] = 0
         base = w * cells
         cand[base + k] = bit
-        dirty[cell_units[k, 0]] = 1
-        dirty[cell_units[k, 1]] = 1
-        dirty[cell_units[k, 2]] = 1
+        mark(dirty, umask, k)
         queue[0] = k
         open_at[w] = settle(cand, base, queue, 1, open_at[j], tabs, full, st)
         expand = True
@@ -548,8 +555,8 @@ def probes(work, table, givens, st, rng, acc, count) -> None:
     """
     tabs, cand, open_at, _, _, queue, full = unpack(table, work)
     cells = givens.shape[0]
-    cell_units = tabs[2]
     dirty = tabs[3]
+    umask = tabs[12]
     open0 = start(cand, queue, givens, full, tabs, st)
     if open0 < 0:
         for _ in range(count):
@@ -579,7 +586,7 @@ def probes(work, table, givens, st, rng, acc, count) -> None:
                 for i in range(cells):
                     cand[scratch + i] = cand[node + i]
                 cand[scratch + k] = bit
-                mark(dirty, cell_units, k)
+                mark(dirty, umask, k)
                 queue[0] = k
                 left = settle(cand, scratch, queue, 1, open_cells, tabs, full, st)
                 if left > LAST_CELLS:
@@ -598,7 +605,7 @@ def probes(work, table, givens, st, rng, acc, count) -> None:
                 pick -= 1
             bit = digits & -digits
             cand[node + k] = bit
-            mark(dirty, cell_units, k)
+            mark(dirty, umask, k)
             queue[0] = k
             open_cells = settle(cand, node, queue, 1, open_cells, tabs, full, st)
             if open_cells > LAST_CELLS:
