@@ -58,6 +58,25 @@ def test_exact_counts(backend: native.Native, puzzle: Grid, expected: int) -> No
     assert set(counted.first) <= set(result.solutions)
 
 
+@pytest.mark.parametrize("line", [1, 6, 26, 34])
+def test_count_all_agrees_with_the_solutions_of_solve(backend: native.Native, line: int) -> None:
+    """count_all (which counts a node's last open cells by enumeration) and solve (which
+    searches to every solution) agree on grids of the multi-solution collection."""
+    puzzle = collection("multisolution5000", line)[-1].puzzle
+    result = backend.solve(puzzle, limit=100_000)
+    counted = backend.count_all(puzzle)
+    assert counted.exhaustive and result.exhaustive
+    assert counted.count == result.count >= 2
+    assert set(counted.first) <= set(result.solutions)
+
+
+@pytest.mark.slow
+def test_count_every_6x6_grid(backend: native.Native) -> None:
+    """The empty 6x6 grid: 28,200,960 solutions, exact, well within 30 s."""
+    counted = backend.count_all(Grid.empty(Shape(2, 3)), timeout=120)
+    assert (counted.count, counted.exhaustive) == (28_200_960, True)
+
+
 def test_resuming_after_every_node_changes_nothing(
     backend: native.Native, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,8 +169,10 @@ def test_estimate_of_no_solution_is_zero(backend: native.Native) -> None:
     assert (est.mean, est.standard_error, est.interval) == (0.0, 0.0, (0.0, 0.0))
 
 
-def _check_published(backend: native.Native, puzzle: Grid, truth: int) -> None:
-    est = backend.estimate(puzzle, seconds=60.0)
+def _check_published(backend: native.Native, puzzle: Grid, truth: int, probes: int) -> None:
+    """A fixed number of probes (so the test is deterministic) within 60 s on one core."""
+    est = backend.estimate(puzzle, probes=probes, seconds=60.0, seed=1)
+    assert est.probes == probes, f"only {est.probes} probes in 60 s"
     low, high = est.interval
     assert low <= truth <= high, f"{est}"
     assert abs(est.mean - truth) / truth <= 0.02, f"{est}"
@@ -160,13 +181,13 @@ def _check_published(backend: native.Native, puzzle: Grid, truth: int) -> None:
 @pytest.mark.slow
 def test_estimate_of_every_6x6_grid(backend: native.Native) -> None:
     """The empty 6x6 grid: 28,200,960 inside the interval, within 2%, in at most 60 s."""
-    _check_published(backend, Grid.empty(Shape(2, 3)), 28_200_960)
+    _check_published(backend, Grid.empty(Shape(2, 3)), 28_200_960, 20_000)
 
 
 @pytest.mark.slow
 def test_estimate_of_every_9x9_grid(backend: native.Native) -> None:
     """The empty 9x9 grid: Felgenhauer and Jarvis's count inside, within 2%, in 60 s."""
-    _check_published(backend, EMPTY_9X9, 6_670_903_752_021_072_936_960)
+    _check_published(backend, EMPTY_9X9, 6_670_903_752_021_072_936_960, 50_000)
 
 
 # -- the command line -------------------------------------------------------------------------

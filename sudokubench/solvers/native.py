@@ -332,11 +332,12 @@ class Native(BaseBackend):
         self,
         puzzle: Grid,
         *,
-        seconds: float = 10.0,
+        seconds: float | None = 10.0,
         probes: int | None = None,
         seed: int = 1,
     ) -> Estimate:
-        """Knuth's estimate of the number of solutions: probes until `seconds` or `probes`."""
+        """Knuth's estimate of the number of solutions from random probes (seeded by `seed`),
+        until `seconds` have passed or `probes` are done, whichever comes first."""
         import numpy as np
 
         warm()
@@ -350,7 +351,7 @@ class Native(BaseBackend):
         while probes is None or acc[0] < probes:
             batch = PROBES_PER_CALL if probes is None else min(PROBES_PER_CALL, probes - acc[0])
             run.probe(rng, acc, int(batch))
-            if probes is None and deadline.expired():
+            if deadline.expired():
                 break
         done = int(acc[0])
         variance = acc[2] / (done - 1) if done > 1 else 0.0
