@@ -19,6 +19,7 @@ One run prints:
 
     python benchmarks/native.py                 # everything (about 2 minutes)
     python benchmarks/native.py --quick         # smaller samples, no 6x6 enumeration
+    python benchmarks/native.py --collections hexadoku1500 --no-counts
 
 Times are wall seconds (`time.perf_counter`) and CPU seconds of this process; on a shared
 machine read the ratios, measured side by side, rather than the absolute numbers.
@@ -140,13 +141,19 @@ def main() -> None:
     parser.add_argument("--step", type=int, default=10, help="peers solve every STEP-th puzzle")
     parser.add_argument("--clues", type=int, default=10000, help="17clue puzzles timed")
     parser.add_argument("--repeat", type=int, default=3, help="solves per puzzle (best kept)")
+    parser.add_argument(
+        "--collections", default=",".join(COLLECTIONS), help="comma-separated; '' for none"
+    )
+    parser.add_argument("--no-counts", action="store_true", help="skip sections 2-4")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, load {os.getloadavg()[0]:.1f}")
     print(f"native warm-up in this process: {warm():.2f} s (not timed below)")
     quick = args.quick
-    for name in COLLECTIONS:
+    for name in filter(None, args.collections.split(",")):
         count = {"17clue": 2000 if quick else args.clues, "top1465": 300 if quick else None}
         solve_times(name, count.get(name, 300 if quick else None), args.step, args.repeat)
+    if args.no_counts:
+        return
     if not quick:
         uniqueness_17clue()
     counting(not quick)
