@@ -59,6 +59,8 @@ def count_natively(
                         "id": record.id,
                     }
                 )
+            elif est.mean == 0:
+                print(f"{label}no solution reached by {est.probes:,} probes (estimate: 0)")
             else:
                 print(
                     f"{label}about {est.mean:.4g} solutions (estimate: {est.probes:,} probes, "
