@@ -461,9 +461,9 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     `work` holds a block of candidates per level, `open_at[w]` the open cells of level w,
     `branch_at[w]` and `todo_at[w]` the cell branched on at level w and its untried digits.
     Solutions are counted in `st[COUNT]` and written as digits into the free rows of `sols`
-    (`st[SAVED]` are used);
-    when `sols` is full the search returns FULL if `drain`, else it goes on counting without
-    keeping them. The search stops when the count reaches `limit` and returns after `budget`
+    (`st[SAVED]` are used); when `sols` is full the search returns FULL if `drain`, else it
+    goes on counting without keeping them (and may then count a node's last open cells by
+    enumeration). The search stops when the count reaches `limit` and returns after `budget`
     nodes.
     """
     tabs, cand, open_at, branch_at, todo_at, queue, full = unpack(table, work)
@@ -495,16 +495,17 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
             if open_cells > LAST_CELLS:
                 open_cells = reduce_node(cand, base, open_cells, queue, tabs, full, st)
                 open_at[w] = open_cells
+            counted = -1
             if 0 < open_cells <= LEAF and not drain and st[SAVED] >= keep:
-                found = count_leaf(cand, base, cells, tabs, limit - st[COUNT])
-                if found >= 0:
-                    st[COUNT] += found
-                    if found == 0:
-                        st[BACKTRACKS] += 1
-                    j = w - 1
-                    open_cells = -2  # handled
-            if open_cells == -2:
-                pass
+                counted = count_leaf(cand, base, cells, tabs, limit - st[COUNT])
+            if counted >= 0:  # the node's completions counted without descending
+                st[COUNT] += counted
+                if counted == 0:
+                    st[BACKTRACKS] += 1
+                if st[COUNT] >= limit:
+                    st[FROM] = w - 1
+                    return LIMIT
+                j = w - 1
             elif open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
