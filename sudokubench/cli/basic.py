@@ -171,15 +171,40 @@ def count(
     timeout: TimeoutOpt = None,
     as_json: JsonOpt = False,
     box: BoxOpt = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Count every solution, keeping none but the first few (native)."
+        ),
+    ] = False,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Estimate the count by random probes (Knuth; native), for --timeout s (10).",
+        ),
+    ] = False,
 ) -> None:
     """Count solutions up to --limit; exact when the search finished (`exhaustive`).
 
     Answers are checked (every solution with the independent checker, against the file's
     expected count and solution when it has them); with `--backend a,b` or `all` every
     backend counts (10 s each unless --timeout says otherwise) and the counts are
-    cross-checked. Exit code 1 on a wrong answer or a disagreement.
+    cross-checked. Exit code 1 on a wrong answer or a disagreement. `--all` and `--estimate`
+    count with the `native` backend: every solution without keeping them, or an estimate.
     """
     from sudokubench.harness.verify import agree, check_result, expected_voice
+
+    if every or estimate:
+        from sudokubench.cli.native import count_natively
+
+        if every and estimate:
+            raise UsageFailure("--all and --estimate exclude each other")
+        if backend not in (DEFAULT_BACKEND, "native"):
+            raise UsageFailure("--all and --estimate count with the native backend only")
+        if not count_natively(read_input(puzzle, box), timeout, as_json, estimate=estimate):
+            raise typer.Exit(1)
+        return
 
     solvers = resolve_backends(backend)
     if len(solvers) > 1 and timeout is None:
@@ -302,8 +327,18 @@ def json_line(record_id: str, grid: Grid) -> str:
 
 
 @app.command()
-def backends(as_json: JsonOpt = False) -> None:
+def backends(
+    as_json: JsonOpt = False,
+    warm: Annotated[
+        bool,
+        typer.Option("--warm", help="First compile or load the native backend's machine code."),
+    ] = False,
+) -> None:
     """List the registered backends: available here?, version, capabilities."""
+    if warm:
+        from sudokubench.cli.native import warm_native
+
+        warm_native(quiet=as_json)
     rows = []
     for name in backend_names():
         found = get_backend(name)

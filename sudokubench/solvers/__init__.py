@@ -42,6 +42,7 @@ REGISTRY: dict[str, Entry] = {
     "backtracking": Entry("sudokubench.solvers.backtracking:Backtracking"),
     "propagation": Entry("sudokubench.solvers.propagation:Propagation"),
     "fast": Entry("sudokubench.solvers.fast:Fast"),
+    "native": Entry("sudokubench.solvers.native:Native"),
     "norvig": Entry("sudokubench.solvers.norvig:Norvig"),
     "dlx": Entry("sudokubench.solvers.dlx:DancingLinks"),
     "cpsat": Entry("sudokubench.solvers.cpsat:CpSat", ("integer", "boolean")),

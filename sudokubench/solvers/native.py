@@ -1,0 +1,377 @@
+"""`native`: a bitset solver and counter compiled by numba, for any box shape up to 35 digits.
+
+Algorithm (the kernel, `native_kernel.py`): int64 candidate bitsets, naked and hidden singles,
+box-line reduction while more than `LAST_CELLS` cells are open, fewest-candidates branching on
+an explicit stack whose levels are blocks of one array; see that module's docstring.
+
+Timeout: cooperative. The kernel returns to Python every `BUDGET` nodes (about a millisecond
+on 9x9) with its whole state in arrays; the deadline is checked there and the search resumes,
+so there is no clock in the hot loop. A timeout keeps the solutions found so far.
+
+Stats: `nodes` (digits tried), `guesses` (branch points), `backtracks` (nodes that ended in a
+contradiction), `max_depth` (deepest stack level), `hidden_singles`, `locked_eliminations`.
+
+Compilation: `@njit(cache=True)` compiles each kernel function once per machine into numba's
+on-disk cache (a `__pycache__` beside the kernel module, or numba's per-user cache directory
+when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
+`sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
+timing anything, or by the first solve) compiles or loads it; worker processes load the cached
+machine code. `solve` never times compilation: `encode_s` holds the one-off load, `solve_s`
+the search.
+
+Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
+the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
+many to enumerate.
+
+Limits: without numba the backend is not ready (`pip install 'sudokubench[native]'`).
+Roads not taken: tdoku's band-of-three SIMD layout and JCZSolve's per-digit band bitmaps are
+faster on 9x9 but fixed to it; one cell-major layout serves every shape.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from sudokubench.backend import (
+    BaseBackend,
+    Deadline,
+    SolveResult,
+    Status,
+    package_version,
+)
+from sudokubench.grid import Grid, Shape
+
+#: Nodes the kernel searches between two deadline checks (about 1 ms on 9x9 puzzles).
+BUDGET = 4096
+#: Solutions written by the kernel per call before Python turns them into grids.
+ROWS = 256
+#: Grids `count_all` keeps besides the count.
+KEEP = 10
+#: Probes per kernel call of the estimator, between two clock checks.
+PROBES_PER_CALL = 256
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What the kernel needs of one shape: one flat int32 table and the size of the work array.
+
+    The table holds a header (`native_kernel.HEADER` entries: cells, N, peers per cell,
+    segments, the widths of the segment tables, stack levels), then peers, units, the units
+    of each cell, and the box-line segments: their cells, lengths, the other segments of their
+    line and of their box (padded with a dummy empty segment), and the rest of their line and
+    of their box (padded with -1). `native_kernel.unpack` reads it back as 2-D views.
+    """
+
+    shape: Shape
+    table: Any  # numpy int32 array
+    work_size: int  # int64 entries: candidate blocks, open cells, branches, queue, scratch
+
+
+@cache
+def tables(shape: Shape) -> Tables:
+    """The kernel's table of `shape`."""
+    import numpy as np
+
+    from sudokubench.solvers.native_kernel import HEADER, LEAF
+
+    n, cells = shape.n, shape.cells
+    seg_cells: list[list[int]] = []
+    seg_line: list[tuple[int, int]] = []
+    seg_box: list[tuple[int, int]] = []
+    lines_of = (shape.rows, shape.cols)
+    for direction, lines in enumerate(lines_of):
+        for line_no, line in enumerate(lines):
+            for box_no, box in enumerate(shape.boxes):
+                common = [k for k in line if k in set(box)]
+                if common:
+                    seg_cells.append(common)
+                    seg_line.append((direction, line_no))
+                    seg_box.append((direction, box_no))
+    nseg = len(seg_cells)
+    segs = range(nseg)
+    line_others = [[o for o in segs if o != s and seg_line[o] == seg_line[s]] for s in segs]
+    box_others = [[o for o in segs if o != s and seg_box[o] == seg_box[s]] for s in segs]
+    line_rest = [
+        [k for k in lines_of[seg_line[s][0]][seg_line[s][1]] if k not in seg_cells[s]] for s in segs
+    ]
+    box_rest = [[k for k in shape.boxes[seg_box[s][1]] if k not in seg_cells[s]] for s in segs]
+    padded = [
+        _pad(seg_cells, 0),
+        _pad(line_others, nseg),  # segment `nseg` is an always-empty dummy
+        _pad(box_others, nseg),
+        _pad(line_rest, -1),
+        _pad(box_rest, -1),
+    ]
+    npeers = len(shape.peers[0])
+    levels = cells + 2
+    header = [cells, n, npeers, nseg, *(len(p[0]) for p in padded), levels]
+    header += [0] * (HEADER - len(header))
+    parts = [
+        header,
+        [k for peers in shape.peers for k in sorted(peers)],
+        [k for unit in shape.units for k in unit],
+        [u for r, c, b in shape.cell_units for u in (r, n + c, 2 * n + b)],
+        [k for row in padded[0] for k in row],
+        [len(c) for c in seg_cells],
+        *([k for row in p for k in row] for p in padded[1:]),
+    ]
+    table = np.array([x for part in parts for x in part], dtype=np.int32)
+    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + 4 * LEAF + 2 * cells
+    return Tables(shape, table, work_size)
+
+
+def _pad(rows: list[list[int]], fill: int) -> list[list[int]]:
+    """Rows padded with `fill` to one width (at least 1)."""
+    width = max(1, *(len(r) for r in rows))
+    return [r + [fill] * (width - len(r)) for r in rows]
+
+
+class Run:
+    """One resumable search of one puzzle: the kernel's arrays and a loop around it.
+
+    The big array (a block of candidates per stack level) belongs to the shape and is reused
+    from run to run: a process searches one puzzle at a time.
+    """
+
+    def __init__(self, puzzle: Grid, rows: int) -> None:
+        self.puzzle = puzzle
+        nk, np, self.tab, self.work, sols = _space(puzzle.shape)
+        self.kernel = nk
+        self.givens = np.frombuffer(bytes(puzzle.cells), dtype=np.uint8)
+        self.st = np.zeros(nk.STATE_SIZE, dtype=np.int64)
+        self.sols = sols[:rows] if rows <= len(sols) else np.zeros((rows, len(self.givens)), "u1")
+
+    def step(self, limit: int, budget: int, drain: bool) -> int:
+        """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
+        return self.kernel.search(
+            self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain
+        )
+
+    def probe(self, rng: Any, acc: Any, count: int) -> None:
+        """`count` more of Knuth's probes, folded into `acc`."""
+        self.kernel.probes(self.work, self.tab.table, self.givens, self.st, rng, acc, count)
+
+    def take(self) -> list[Grid]:
+        """The grids written since the last `take`, and room for more."""
+        saved = int(self.st[self.kernel.SAVED])
+        self.st[self.kernel.SAVED] = 0
+        shape = self.puzzle.shape
+        # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
+        return [Grid._unchecked(shape, tuple(row)) for row in self.sols[:saved].tolist()]
+
+    def stats(self) -> dict[str, int | float]:
+        """The kernel's counters under the contract's names."""
+        nk = self.kernel
+        st = self.st.tolist()
+        return {
+            "nodes": st[nk.NODES],
+            "guesses": st[nk.GUESSES],
+            "backtracks": st[nk.BACKTRACKS],
+            "max_depth": st[nk.MAX_DEPTH],
+            "hidden_singles": st[nk.HIDDEN],
+            "locked_eliminations": st[nk.LOCKED],
+        }
+
+
+@cache
+def _space(shape: Shape) -> tuple[Any, ...]:
+    """What a run of one shape needs: the kernel module, numpy, the tables, the work array
+    (stack and scratch) and rows for `ROWS` solutions; one lookup per solve."""
+    import numpy as np
+
+    from sudokubench.solvers import native_kernel
+
+    tab = tables(shape)
+    return (
+        native_kernel,
+        np,
+        tab,
+        np.zeros(tab.work_size, dtype=np.int64),
+        np.zeros((ROWS, shape.cells), dtype=np.uint8),
+    )
+
+
+@dataclass(frozen=True)
+class Count:
+    """An exhaustive (or timed-out) count: the number, and only the first `KEEP` grids."""
+
+    backend: str
+    count: int
+    exhaustive: bool
+    first: tuple[Grid, ...]
+    solve_s: float
+    stats: MappingProxyType[str, int | float]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Knuth's estimate of a grid's number of solutions from `probes` random probes."""
+
+    mean: float
+    standard_error: float
+    probes: int
+    seconds: float
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95% confidence interval (normal approximation), clipped at 0."""
+        half = 1.959964 * self.standard_error
+        return max(0.0, self.mean - half), self.mean + half
+
+    @property
+    def relative_error(self) -> float:
+        """The standard error relative to the estimate (inf for an estimate of 0)."""
+        return self.standard_error / self.mean if self.mean else math.inf
+
+
+class Native(BaseBackend):
+    """Bitsets, singles, box-line reduction, fewest-candidates branching, compiled by numba."""
+
+    name = "native"
+    practical_n: ClassVar[int] = 25
+    handles_hard: ClassVar[bool] = True
+    requires: ClassVar[str | None] = "numba"
+    install_hint: ClassVar[str] = "pip install 'sudokubench[native]'"
+
+    def available(self) -> bool:
+        """Whether numba imports here; then also compiles or loads the kernel (`warm`).
+
+        The harness asks every backend this before it times anything, in its own process and
+        in each worker, so no timed call pays for compiling or loading machine code.
+        """
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            return False
+        warm()
+        return True
+
+    def version(self) -> str | None:
+        """numba's version."""
+        return package_version("numba")
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Find up to `limit` solutions of `puzzle` within `timeout` seconds.
+
+        Unlike the other backends this does not ask `Grid.is_valid` first: the kernel finds
+        conflicting givens itself (placing one given removes the other's only candidate), and
+        `is_valid` in Python costs about as much as the kernel's whole solve of a 17-clue
+        puzzle.
+        """
+        if not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be a positive integer, got {limit!r}")
+        if timeout is not None and timeout < 0:
+            raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+        try:
+            return self._solve(puzzle, limit, Deadline(timeout))
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # a backend failure is a result, the run goes on
+            return SolveResult(self.name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
+
+    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
+        encode = time.perf_counter()
+        warm()  # compiles or loads the kernel once: encode time, not solve time
+        run = Run(puzzle, min(limit, ROWS))
+        step, nk = run.step, run.kernel
+        start = time.perf_counter()
+        code = step(limit, BUDGET, True)
+        found = run.take()
+        while code == nk.PAUSED or code == nk.FULL:
+            if deadline.expired():
+                break
+            code = step(limit, BUDGET, True)
+            found += run.take()
+        solve_s = time.perf_counter() - start
+        finished = code == nk.FINISHED
+        if code == nk.PAUSED or code == nk.FULL:
+            status = Status.TIMEOUT
+        else:
+            status = Status.SOLVED if found else Status.UNSATISFIABLE
+        return SolveResult(
+            self.name,
+            status,
+            tuple(found),
+            len(found),
+            finished,
+            start - encode,
+            solve_s,
+            MappingProxyType(run.stats()),
+        )
+
+    def count_all(self, puzzle: Grid, *, timeout: float | None = None) -> Count:
+        """Count every solution of `puzzle` (until `timeout`), keeping only the first `KEEP`."""
+        warm()
+        start = time.perf_counter()
+        deadline = Deadline(timeout, start)
+        run = Run(puzzle, KEEP)
+        nk = run.kernel
+        while True:  # conflicting givens end the search at once, with no solution
+            code = run.step(sys.maxsize, BUDGET * 16, False)
+            if code != nk.PAUSED or deadline.expired():
+                break
+        return Count(
+            self.name,
+            int(run.st[nk.COUNT]),
+            code == nk.FINISHED,
+            tuple(run.take()),
+            time.perf_counter() - start,
+            MappingProxyType(run.stats()),
+        )
+
+    def estimate(
+        self,
+        puzzle: Grid,
+        *,
+        seconds: float | None = 10.0,
+        probes: int | None = None,
+        seed: int = 1,
+    ) -> Estimate:
+        """Knuth's estimate of the number of solutions from random probes (seeded by `seed`),
+        until `seconds` have passed or `probes` are done, whichever comes first."""
+        import numpy as np
+
+        warm()
+        start = time.perf_counter()
+        deadline = Deadline(seconds, start)
+        run = Run(puzzle, 1)  # conflicting givens: every probe dies at the root, estimate 0
+        rng = np.array([(seed * 0x9E3779B97F4A7C15 + 1) & 0x7FFFFFFFFFFFFFFF], dtype=np.int64)
+        acc = np.zeros(3, dtype=np.float64)
+        while probes is None or acc[0] < probes:
+            batch = PROBES_PER_CALL if probes is None else min(PROBES_PER_CALL, probes - acc[0])
+            run.probe(rng, acc, int(batch))
+            if deadline.expired():
+                break
+        done = int(acc[0])
+        variance = acc[2] / (done - 1) if done > 1 else 0.0
+        return Estimate(
+            float(acc[1]), math.sqrt(variance / done), done, time.perf_counter() - start
+        )
+
+
+@cache
+def warm() -> float:
+    """Compile (first time on this machine) or load (from numba's cache) the kernel; seconds.
+
+    A 4x4 search, count and probe go through every kernel function once, so later calls in
+    this process run machine code straight away; the tables of the 9x9 and 16x16 shapes are
+    built too (a few milliseconds that would otherwise land on the first solve of each).
+    """
+    import numpy as np
+
+    start = time.perf_counter()
+    puzzle = Grid.empty(Shape(2, 2))
+    run = Run(puzzle, 1)
+    run.step(1, BUDGET, True)
+    run = Run(puzzle, 1)
+    run.step(sys.maxsize, BUDGET, False)
+    run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
+    for shape in (Shape(3, 3), Shape(4, 4)):
+        _space(shape)
+    return time.perf_counter() - start

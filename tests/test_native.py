@@ -1,0 +1,246 @@
+"""The `native` backend beyond the agreement suite: exact counts, resuming, timeouts, counting
+without grids, Knuth's estimator, the command-line options, and the path without numba.
+
+Known counts: the `multiple` grid has 28 solutions, the empty 4x4 grid 288, the 6x6 grid with
+only its first row given 39,168 (28,200,960 6x6 grids / 720 relabellings of the first row),
+the empty 6x6 grid 28,200,960 and the empty 9x9 grid 6,670,903,752,021,072,936,960
+(Felgenhauer and Jarvis).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import MULTIPLE, collection
+
+from sudokubench import Grid, Shape, Status, get_backend, is_solution
+from sudokubench.solvers import native
+
+pytest.importorskip("numba", reason="the native backend needs numba")
+
+SCRIPT = str(Path(sys.executable).with_name("sudokubench"))
+FIRST_ROW_6X6 = Grid(Shape(2, 3), (1, 2, 3, 4, 5, 6) + (0,) * 30)
+EMPTY_9X9 = Grid.empty(Shape(3, 3))
+
+
+@pytest.fixture(scope="module")
+def backend() -> native.Native:
+    """The native backend, warmed."""
+    found = get_backend("native")
+    assert isinstance(found, native.Native)
+    native.warm()
+    return found
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "expected"),
+    [
+        (Grid.parse(MULTIPLE), 28),
+        (Grid.empty(Shape(2, 2)), 288),
+        (FIRST_ROW_6X6, 39_168),
+    ],
+    ids=["multiple", "empty-4x4", "6x6-first-row"],
+)
+def test_exact_counts(backend: native.Native, puzzle: Grid, expected: int) -> None:
+    """count_all and solve give the known counts; solve's solutions are distinct and valid."""
+    counted = backend.count_all(puzzle)
+    assert (counted.count, counted.exhaustive) == (expected, True)
+    assert len(counted.first) == min(expected, native.KEEP)
+    result = backend.solve(puzzle, limit=expected + 1)
+    assert (result.status, result.count, result.exhaustive) == (Status.SOLVED, expected, True)
+    assert len(set(result.solutions)) == expected
+    assert all(is_solution(s, puzzle) for s in result.solutions[:: max(1, expected // 500)])
+    assert set(counted.first) <= set(result.solutions)
+
+
+@pytest.mark.parametrize("line", [1, 6, 26, 34])
+def test_count_all_agrees_with_the_solutions_of_solve(backend: native.Native, line: int) -> None:
+    """count_all (which counts a node's last open cells by enumeration) and solve (which
+    searches to every solution) agree on grids of the multi-solution collection."""
+    puzzle = collection("multisolution5000", line)[-1].puzzle
+    result = backend.solve(puzzle, limit=100_000)
+    counted = backend.count_all(puzzle)
+    assert counted.exhaustive and result.exhaustive
+    assert counted.count == result.count >= 2
+    assert set(counted.first) <= set(result.solutions)
+
+
+@pytest.mark.slow
+def test_count_every_6x6_grid(backend: native.Native) -> None:
+    """The empty 6x6 grid: 28,200,960 solutions, exact, well within 30 s."""
+    counted = backend.count_all(Grid.empty(Shape(2, 3)), timeout=120)
+    assert (counted.count, counted.exhaustive) == (28_200_960, True)
+
+
+def test_resuming_after_every_node_changes_nothing(
+    backend: native.Native, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a budget of one node per kernel call the search pauses and resumes at every node,
+    and with two rows for solutions it hands them over every two: same count, same set."""
+    expected = set(backend.solve(Grid.parse(MULTIPLE), limit=100).solutions)
+    monkeypatch.setattr(native, "BUDGET", 1)
+    monkeypatch.setattr(native, "ROWS", 2)
+    native._space.cache_clear()
+    try:
+        result = backend.solve(Grid.parse(MULTIPLE), limit=100)
+        assert (result.count, result.exhaustive) == (28, True)
+        assert set(result.solutions) == expected
+        assert backend.count_all(FIRST_ROW_6X6).count == 39_168
+    finally:
+        native._space.cache_clear()
+
+
+def test_limit_is_a_lower_bound(backend: native.Native) -> None:
+    """Stopping at `limit` keeps exactly `limit` distinct solutions, not exhaustive."""
+    result = backend.solve(FIRST_ROW_6X6, limit=1000)
+    assert (result.status, result.count, result.exhaustive) == (Status.SOLVED, 1000, False)
+    assert len(set(result.solutions)) == 1000
+
+
+def test_stats_count_the_search(backend: native.Native) -> None:
+    """Hard puzzles need guesses and backtracks; every node is within the cells' depth."""
+    results = [backend.solve(r.puzzle, limit=2) for r in collection("top95", 20)]
+    assert sum(r.stats["guesses"] for r in results) > 0
+    assert sum(r.stats["backtracks"] for r in results) > 0
+    for r in results:
+        assert r.stats["nodes"] >= r.stats["guesses"]
+        assert r.stats["nodes"] >= r.stats["backtracks"]
+        assert 0 <= r.stats["max_depth"] <= 81
+    empty = backend.solve(EMPTY_9X9, limit=1).stats  # nothing to propagate: guesses only
+    assert empty["guesses"] >= 1 and empty["nodes"] >= 1
+
+
+def test_count_all_timeout_keeps_what_it_counted(backend: native.Native) -> None:
+    """Counting the empty 9x9 grid with 0.3 s: stopped on time with a count, not exhaustive."""
+    start = time.perf_counter()
+    counted = backend.count_all(EMPTY_9X9, timeout=0.3)
+    elapsed = time.perf_counter() - start
+    assert not counted.exhaustive
+    assert counted.count >= 1
+    assert elapsed <= 0.8, f"took {elapsed:.2f} s"
+    assert all(is_solution(g, EMPTY_9X9) for g in counted.first)
+
+
+def test_solve_timeout_on_a_huge_search(backend: native.Native) -> None:
+    """solve with no practical limit on the empty 9x9 grid: TIMEOUT within 0.3 + 0.5 s."""
+    start = time.perf_counter()
+    result = backend.solve(EMPTY_9X9, limit=10**12, timeout=0.3)
+    elapsed = time.perf_counter() - start
+    assert (result.status, result.exhaustive) == (Status.TIMEOUT, False)
+    assert result.count >= 1
+    assert elapsed <= 0.8, f"took {elapsed:.2f} s"
+
+
+def test_conflicting_givens_found_by_the_kernel(backend: native.Native) -> None:
+    """The kernel itself proves conflicting givens unsatisfiable (solve skips is_valid)."""
+    result = backend.solve(Grid.parse(MULTIPLE).with_value(3, 8), limit=2)
+    assert (result.status, result.exhaustive) == (Status.UNSATISFIABLE, True)
+    assert backend.count_all(Grid.parse(MULTIPLE).with_value(3, 8)).count == 0
+
+
+# -- Knuth's estimator ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "expected"),
+    [(Grid.parse(MULTIPLE), 28), (Grid.empty(Shape(2, 2)), 288)],
+    ids=["multiple", "empty-4x4"],
+)
+def test_estimate_agrees_with_small_exact_counts(
+    backend: native.Native, puzzle: Grid, expected: int
+) -> None:
+    """On small counts the 95% interval contains the exact count and is tight."""
+    est = backend.estimate(puzzle, probes=20_000, seed=7)
+    low, high = est.interval
+    assert low <= expected <= high
+    assert abs(est.mean - expected) / expected < 0.02
+    assert est.probes == 20_000
+
+
+def test_estimate_of_no_solution_is_zero(backend: native.Native) -> None:
+    """A grid without solutions: every probe dies, the estimate is 0 with no spread."""
+    unsat = collection("shidoku4x4")[8].puzzle
+    est = backend.estimate(unsat, probes=100)
+    assert (est.mean, est.standard_error, est.interval) == (0.0, 0.0, (0.0, 0.0))
+
+
+def _check_published(backend: native.Native, puzzle: Grid, truth: int, probes: int) -> None:
+    """A fixed number of probes (so the test is deterministic) within 60 s on one core."""
+    est = backend.estimate(puzzle, probes=probes, seconds=60.0, seed=1)
+    assert est.probes == probes, f"only {est.probes} probes in 60 s"
+    low, high = est.interval
+    assert low <= truth <= high, f"{est}"
+    assert abs(est.mean - truth) / truth <= 0.02, f"{est}"
+
+
+@pytest.mark.slow
+def test_estimate_of_every_6x6_grid(backend: native.Native) -> None:
+    """The empty 6x6 grid: 28,200,960 inside the interval, within 2%, in at most 60 s."""
+    _check_published(backend, Grid.empty(Shape(2, 3)), 28_200_960, 20_000)
+
+
+@pytest.mark.slow
+def test_estimate_of_every_9x9_grid(backend: native.Native) -> None:
+    """The empty 9x9 grid: Felgenhauer and Jarvis's count inside, within 2%, in 60 s."""
+    _check_published(backend, EMPTY_9X9, 6_670_903_752_021_072_936_960, 30_000)
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The sudokubench command (or `code` run by this interpreter with the args)."""
+    command = [SCRIPT, *args] if code is None else [sys.executable, "-c", code, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_count_all_and_estimate() -> None:
+    """`count --all` counts exactly; `count --estimate` says it is an estimate."""
+    done = run_cli("count", MULTIPLE, "--all", "--json")
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert (row["count"], row["exhaustive"], row["backend"]) == (28, True, "native")
+    assert len(row["first_solutions"]) == native.KEEP
+    done = run_cli("count", MULTIPLE, "--estimate", "--timeout", "0.5", "--json")
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert row["estimate"] is True
+    assert row["interval"][0] <= 28 <= row["interval"][1]
+    done = run_cli("count", MULTIPLE, "--all", "--backend", "cpsat")
+    assert done.returncode == 2
+    assert done.stderr.startswith("sudokubench: error: ")
+
+
+def test_cli_backends_warm() -> None:
+    """`backends --warm` loads the kernel, then lists native as ready."""
+    done = run_cli("backends", "--warm")
+    assert done.returncode == 0, done.stderr
+    assert "native: kernel ready in" in done.stdout
+    assert any(line.split()[:2] == ["native", "yes"] for line in done.stdout.splitlines())
+
+
+#: Runs the command line with `import numba` failing, as on a machine without numba.
+WITHOUT_NUMBA = (
+    "import sys; sys.modules['numba'] = None; sys.argv[0] = 'sudokubench'; "
+    "from sudokubench.cli import main; main()"
+)
+
+
+def test_without_numba_the_backend_is_not_ready() -> None:
+    """No numba: `backends` says how to install it; using native is one error line, exit 2."""
+    done = run_cli("backends", "--json", code=WITHOUT_NUMBA)
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in map(json.loads, done.stdout.splitlines())}
+    assert rows["native"]["available"] is False
+    assert "pip install 'sudokubench[native]'" in rows["native"]["note"]
+    assert rows["fast"]["available"] is True
+    for args in (["solve", MULTIPLE, "-b", "native"], ["count", MULTIPLE, "--all"]):
+        done = run_cli(*args, code=WITHOUT_NUMBA)
+        assert done.returncode == 2, done.stdout
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert "numba" in done.stderr and "Traceback" not in done.stderr
