@@ -1,8 +1,10 @@
 """Commands `compare`, `report` and `runs`: the harness on the command line.
 
-- `compare [FILE...]` runs every (puzzle, backend) pair (see `sudokubench.harness`), shows a
-  progress bar on stderr, prints the report, and exits 1 when an answer is wrong or backends
-  disagree. With no FILE it runs the built-in showcase over every available backend with a
+- `compare [PUZZLE|FILE|-...]` runs every (puzzle, backend) pair (see `sudokubench.harness`),
+  shows a progress bar on stderr, prints the report, and exits 1 when an answer is wrong or
+  backends disagree. Inputs are read as every command reads them (`sudokubench.catalog`):
+  files, collections by name with subsets, stdin, puzzle strings.
+  With none it runs the built-in showcase over every available backend with a
   short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
 - `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
   a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
@@ -108,10 +110,11 @@ class _Reporter:
 @app.command()
 def compare(
     files: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Argument(
-            metavar="FILE",
-            help="Puzzle files (lines, annotated lines, blocks, CSV, .gz); none: the showcase.",
+            metavar="PUZZLE|FILE|-",
+            help="Puzzle files (lines, annotated lines, blocks, CSV, .gz), collections by name "
+            "(top95, top95:1-20), - (stdin) or puzzles written out; none: the showcase.",
             show_default=False,
         ),
     ] = None,
@@ -175,10 +178,10 @@ def compare(
     Exit code 1 when an answer is wrong or backends disagree, 2 for bad input, 130 on Ctrl-C.
     """
     if resume is not None and files:
-        raise UsageFailure("--resume takes the files from the stored run: give no FILE")
+        raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
     try:
         args = CompareArgs(
-            files=tuple(str(f.resolve()) for f in files or ()),
+            files=tuple(files or ()),
             backends=tuple(b.strip() for b in backends.split(",") if b.strip()),
             limit=limit,
             timeout=timeout,
