@@ -323,7 +323,8 @@ document.getElementById("problems-only").addEventListener("change", ev => {
   location.reload();
 });
 for (const table of document.querySelectorAll("table.sortable, #puzzles")) applyTableState(table);
-if (STATE["puzzle"]) showPuzzle(STATE["puzzle"]);
+// not scrolled on load: headless Chromium's --screenshot then captures a blank page
+if (STATE["puzzle"]) showPuzzle(STATE["puzzle"], false);
 window.addEventListener("hashchange", () => {
   STATE = parseHash();
   if (STATE["puzzle"]) showPuzzle(STATE["puzzle"], true);
