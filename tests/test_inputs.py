@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, collection
 
 from sudokubench.catalog import Subset, find_collection, list_collections, resolve_input
 from sudokubench.grid import Grid, GridFormatError, is_solution
@@ -135,24 +135,88 @@ def test_collections_work_from_a_wheel_install_outside_the_repository(tmp_path):
     shipped.mkdir()
     for name in ("hardest.txt", "SOURCES.md", "top95.txt"):  # as the wheel's force-include does
         (shipped / name).write_bytes((ROOT / "puzzles" / name).read_bytes())
-    probe = textwrap.dedent(
-        """
-        import sys
-        from sudokubench.cli import main
-        sys.argv = ["sudokubench", "collections", "--json"]
-        main()
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(site)!r}); {probe}"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-    )
+
+    def installed(*args: str) -> subprocess.CompletedProcess[str]:
+        probe = f"import sys; sys.path.insert(0, {str(site)!r}); sys.argv[0] = 'sudokubench'; "
+        probe += "from sudokubench.cli import main; main()"
+        return subprocess.run(
+            [sys.executable, "-I", "-c", probe, *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+
+    done = installed("collections", "--json")
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["name"], r["puzzles"]) for r in rows] == [("hardest", 11), ("top95", 95)]
     assert rows[0]["source"].startswith("ojizosan/sudoku-solver-go")
+    # compare reads a collection by name there too, in worker processes of that install
+    done = installed("compare", "top95:2-3", "-b", "fast", "--db", "r.sqlite", "--json", "-q")
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert [r["puzzle_id"] for r in results] == ["top95.txt:2", "top95.txt:3"]
+    for result, record in zip(results, collection("top95")[1:3], strict=True):
+        assert is_solution(Grid.parse(result["solutions"][0]), record.puzzle)
+
+
+# -- compare reads its inputs as every other command does -----------------------------------
+
+
+def compare_json(*args: str, stdin: str = "", cwd: Path | None = None) -> dict:
+    code, out, err = run("compare", *args, "-b", "fast", "--json", "-q", stdin=stdin, cwd=cwd)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_compare_takes_collections_stdin_puzzles_and_files_with_traceable_ids(tmp_path):
+    hardest = collection("hardest")
+    (tmp_path / "mine.txt").write_text(f"# two puzzles\n\n{TELEGRAM}\n{MULTIPLE}:28\n")
+    stdin = "".join(f"{r.puzzle}\n" for r in hardest[4:6])
+    data = compare_json(
+        "top95:1-3", "-", str(hardest[0].puzzle), "mine.txt", stdin=stdin, cwd=tmp_path
+    )
+    ids = [r["puzzle_id"] for r in data["results"]]
+    assert ids == [
+        "top95.txt:1", "top95.txt:2", "top95.txt:3", "stdin:1", "stdin:2", "argument",
+        "mine.txt:3", "mine.txt:4",
+    ]  # fmt: skip
+    puzzles = [*collection("top95")[:3], *hardest[4:6], hardest[0], None, None]
+    for result, record in zip(data["results"], puzzles, strict=True):
+        if record is not None:
+            assert is_solution(Grid.parse(result["solutions"][0]), record.puzzle), result
+    assert data["results"][-1]["verdict"] == ">=2"  # MULTIPLE, annotated 28: agreed, not exact
+    assert data["ok"] and data["puzzles"] == 8
+    # the stored arguments name what was read: the file made absolute, the rest as given
+    assert data["args"]["files"] == [
+        "top95:1-3",
+        "-",
+        str(hardest[0].puzzle),
+        str((tmp_path / "mine.txt").resolve()),
+    ]
+
+
+def test_compare_numbers_several_puzzles_written_out_by_their_position():
+    data = compare_json("top95:1", TELEGRAM, MULTIPLE)
+    assert [r["puzzle_id"] for r in data["results"]] == ["top95.txt:1", "argument:2", "argument:3"]
+    assert data["results"][1]["solutions"] == [TELEGRAM_SOLUTION]
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["top9"], "no shipped collection"),
+        (["-", "-"], "stdin (-) can be read only once"),
+        (["top95:1-3", "top95:3-4"], "two inputs give the puzzle id top95.txt:3"),
+        (["top95:0"], "subset"),
+        ([TELEGRAM[:80] + "A"], "unexpected character 'A'"),
+    ],
+)
+def test_compare_refuses_bad_inputs_in_one_line(tmp_path, args, fragment):
+    db = tmp_path / "r.sqlite"
+    code, out, err = run("compare", *args, "-b", "fast", "--db", str(db), stdin=TELEGRAM + "\n")
+    assert_one_line_error(code, out, err, fragment)
+    assert not db.exists()
 
 
 # -- bad input: one line and exit code 2 ------------------------------------------------------

@@ -281,13 +281,6 @@ print(json.dumps([report.ok, summary["solved"], summary["error"]]))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compare's workers re-run a script that has no `if __name__ == '__main__':` guard "
-    "(multiprocessing imports the caller's __main__ in each worker): every task becomes "
-    "'worker died' with a traceback on stderr; harness/runner.py must start its workers with "
-    "the caller's __main__ hidden",
-)
 def test_compare_from_a_plain_script_without_a_main_guard(root_mirror: Path):
     (root_mirror / "plain.py").write_text(PLAIN_SCRIPT)
     done = subprocess.run(

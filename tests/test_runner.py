@@ -401,3 +401,28 @@ def test_a_worker_checks_each_answer_as_compare_would():
         limit=2,
     )
     assert bad.problem == expected.problem and bad.problem.startswith("solution 1 is wrong: ")
+
+
+PLAIN_POOL_SCRIPT = """\
+import sys
+from sudokubench.harness.pool import LocalPool, Task
+print("top level ran", file=sys.stderr)
+tasks = [Task(i, str(i), {puzzle!r}, None, "fast", 2, 5.0, 0) for i in range(6)]
+with LocalPool(jobs=2, start_method={method!r}) as pool:
+    print(sorted(o.solutions[0] for o in pool.run(tasks))[0])
+"""
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_workers_do_not_run_the_callers_unguarded_script(tmp_path, method):
+    """A script without a `__main__` guard runs once: its workers never import it."""
+    if method not in __import__("multiprocessing").get_all_start_methods():
+        pytest.skip(f"{method} is not available on this platform")
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_POOL_SCRIPT.format(puzzle=TELEGRAM, method=method))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == "top level ran\n"
+    assert is_solution(Grid.parse(done.stdout.strip()), Grid.parse(TELEGRAM))

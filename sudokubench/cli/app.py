@@ -174,11 +174,24 @@ def parse_box(box: str | None) -> Shape | None:
     return Shape(r, c)
 
 
-def read_input(source: str, box: str | None = None) -> Iterator[PuzzleRecord]:
+def read_input(
+    source: str, box: str | None = None, *, progress: str | None = None
+) -> Iterator[PuzzleRecord]:
     """PUZZLE|FILE|- as records: `-` (stdin), a file, a shipped collection by name (both with an
-    optional subset, `top95:1-20`) or a puzzle on the command line (see `resolve_input`)."""
+    optional subset, `top95:1-20`) or a puzzle on the command line (see `resolve_input`).
+
+    `progress` names the command in a progress bar with an ETA, shown on a terminal while a
+    file or collection is read (`cli/progress.py`); stdin and a single puzzle get none."""
     shape = parse_box(box)
-    yield from resolve_input(source).records(shape)
+    found = resolve_input(source)
+    if progress is None or found.kind not in ("file", "collection"):
+        yield from found.records(shape)
+        return
+    from sudokubench.cli.progress import counted
+
+    yield from counted(
+        found.records(shape), progress, total=lambda: sum(1 for _ in found.records(shape))
+    )
 
 
 def _get_backend(name: str) -> Backend:

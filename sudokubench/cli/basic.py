@@ -210,7 +210,7 @@ def count(
     if len(solvers) > 1 and timeout is None:
         timeout = SIDE_BY_SIDE_TIMEOUT  # one slow backend must not hold up the others forever
     disagreed = False
-    for record in read_input(puzzle, box):
+    for record in read_input(puzzle, box, progress="count"):
         rows = []
         for solver in solvers:
             result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)

@@ -1,8 +1,11 @@
 """Commands `compare`, `report` and `runs`: the harness on the command line.
 
-- `compare [FILE...]` runs every (puzzle, backend) pair (see `sudokubench.harness`), shows a
-  progress bar on stderr, prints the report, and exits 1 when an answer is wrong or backends
-  disagree. With no FILE it runs the built-in showcase over every available backend with a
+- `compare [PUZZLE|FILE|-...]` runs every (puzzle, backend) pair (see `sudokubench.harness`),
+  shows a progress bar with an ETA on stderr when it is a terminal, prints the report, and
+  exits 1 when an answer is wrong or backends disagree. Inputs are read as every command
+  reads them (`sudokubench.catalog`): files, collections by name with subsets, stdin, puzzle
+  strings.
+  With none it runs the built-in showcase over every available backend with a
   short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
 - `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
   a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
@@ -19,6 +22,7 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app, emit_json
+from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
@@ -34,84 +38,42 @@ DEFAULT_DB = Path("sudokubench.sqlite")
 
 
 class _Reporter:
-    """Live progress on stderr: a rich bar on a terminal, a plain line every few seconds else."""
+    """Live progress on stderr with an ETA and the counts so far, on a terminal only (a pipe
+    or a log stays quiet: see `cli/progress.py`)."""
 
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
-        self.rich = sys.stderr.isatty() and not quiet
-        self.bar = None
-        self.task = None
+        self.ticker: Ticker | None = None
         self.last = 0.0
 
     def start(self, run_id: int, total: int, done: int) -> None:
-        if self.quiet:
-            return
-        todo = total - done
-        resumed = f", {done} already stored" if done else ""
-        print(f"run {run_id}: {todo} tasks to run{resumed}", file=sys.stderr, flush=True)
-        if self.rich:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-            from rich.progress import (
-                Progress as Bar,
-            )
-
-            self.bar = Bar(
-                TextColumn("compare"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                TextColumn("{task.fields[counts]}"),
-                console=Console(file=sys.stderr),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task("compare", total=todo, counts="")
+        self.ticker = Ticker(f"run {run_id}", total - done, quiet=self.quiet)
 
     @staticmethod
     def _counts(p: Progress) -> str:
-        return (
-            f"timeouts {p.timeouts}  errors {p.errors}  wrong {p.wrong}  "
-            f"disagreements {p.disagreements}"
-        )
+        return f"timeouts {p.timeouts} errors {p.errors} wrong {p.wrong} disagree {p.disagreements}"
 
     def update(self, p: Progress) -> None:
-        if self.quiet:
+        if self.ticker is None or not self.ticker.shown:
             return
         now = time.monotonic()
-        if self.bar is not None:  # a tenth of a second between redraws is smooth enough
-            if now - self.last >= 0.1 or p.done == p.total:
-                self.last = now
-                self.bar.update(self.task, completed=p.done, counts=self._counts(p))
-            return
-        if now - self.last >= 5.0 or p.done == p.total:
+        if now - self.last >= 0.1 or p.done == p.total:  # a tenth of a second is smooth enough
             self.last = now
-            eta = p.eta_s()
-            left = f", about {eta:.0f} s left" if eta is not None and p.done < p.total else ""
-            print(
-                f"compare: {p.done}/{p.total} tasks, {self._counts(p)}{left}",
-                file=sys.stderr,
-                flush=True,
-            )
+            self.ticker.update(p.done, note=self._counts(p))
 
     def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
+        if self.ticker is not None:
+            self.ticker.close()
 
 
 @app.command()
 def compare(
     files: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Argument(
-            metavar="FILE",
-            help="Puzzle files (lines, annotated lines, blocks, CSV, .gz); none: the showcase.",
+            metavar="PUZZLE|FILE|-",
+            help="Puzzle files (lines, annotated lines, blocks, CSV, .gz), collections by name "
+            "(top95, top95:1-20), - (stdin) or puzzles written out; none: the showcase.",
             show_default=False,
         ),
     ] = None,
@@ -175,10 +137,10 @@ def compare(
     Exit code 1 when an answer is wrong or backends disagree, 2 for bad input, 130 on Ctrl-C.
     """
     if resume is not None and files:
-        raise UsageFailure("--resume takes the files from the stored run: give no FILE")
+        raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
     try:
         args = CompareArgs(
-            files=tuple(str(f.resolve()) for f in files or ()),
+            files=tuple(files or ()),
             backends=tuple(b.strip() for b in backends.split(",") if b.strip()),
             limit=limit,
             timeout=timeout,
@@ -212,7 +174,7 @@ def compare(
     if json_out:
         emit_json(report.to_json())
     else:
-        sys.stdout.write(render(report, "table"))
+        sys.stdout.write(render(report, "table", width=terminal_width()))
         print(f"stored as run {report.run.id} in {db}")
     if not report.ok:
         raise typer.Exit(1)
@@ -274,7 +236,10 @@ def report(
     finally:
         store.close()
     try:
-        text = render_against(old, built, fmt) if old else render(built, fmt, vs=vs)
+        if old:
+            text = render_against(old, built, fmt)
+        else:
+            text = render(built, fmt, vs=vs, width=terminal_width())
         if plot is not None:
             if vs is not None or plot_kind == "scatter":
                 pair = vs or plots.default_pair(built)

@@ -33,6 +33,7 @@ from sudokubench.cli.app import (
     read_input,
     resolve_backend,
 )
+from sudokubench.cli.progress import Ticker
 from sudokubench.generate.batch import Request, complete_grids, generate_puzzles, new_seed
 from sudokubench.generate.digging import GenerationError, Symmetry
 from sudokubench.generate.rating import TECHNIQUES, Level, Rating, RatingError, rate
@@ -122,20 +123,23 @@ def generate(
     request = Request(shape, level, sym, minimal, clues, backend)
     start = time.perf_counter()
     written = 0
-    handle = open(out, "w", encoding="utf-8") if out else sys.stdout  # noqa: SIM115
+    handle = open(out, "w", encoding="utf-8") if out else None  # noqa: SIM115
     try:
         if complete:
             lines = (str(grid) for grid in complete_grids(shape, count, run_seed))
         else:
             made = generate_puzzles(request, count, run_seed, jobs=jobs)
             lines = (g.annotated() if annotate else str(g.puzzle) for g in made)
-        for line in lines:
-            print(line, file=handle, flush=True)
-            written += 1
+        with Ticker("generate", count) as ticker:
+            for line in lines:
+                # sys.stdout looked up each time: the bar redirects it on a terminal
+                print(line, file=handle or sys.stdout, flush=True)
+                written += 1
+                ticker.advance()
     except GenerationError as exc:
         raise fail(str(exc), 1) from None
     finally:
-        if out:
+        if handle is not None:
             handle.close()
     elapsed = time.perf_counter() - start
     what = f"{level} " if level else ""
@@ -171,7 +175,7 @@ def rate_command(
     """
     solver = resolve_backend(backend)
     refused = False
-    for record in read_input(puzzle, box):
+    for record in read_input(puzzle, box, progress="rate"):
         label = "" if record.id == ARGUMENT_ID else f"{record.id}: "
         try:
             rating = rate(record.puzzle, solver)

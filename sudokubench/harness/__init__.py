@@ -14,7 +14,7 @@ Python API (stable):
 
 ```python
 from sudokubench.harness import CompareArgs, compare
-report = compare(CompareArgs(files=("top95.txt",), backends=("fast", "cpsat")), db="r.sqlite")
+report = compare(CompareArgs(files=("top95",), backends=("fast", "cpsat")), db="r.sqlite")
 report.ok                 # no wrong answer and no disagreement
 report.to_json()          # the same keys as `sudokubench compare --json`
 ```

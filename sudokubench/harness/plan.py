@@ -2,8 +2,12 @@
 collections and expected answers (`load_puzzles`), the backends (`resolve_backends`), the task
 list in its fixed order (`plan`) and where the run happens (`machine_info`).
 
-A `# collection: NAME` comment line in an input file puts the puzzles below it in that
-collection, otherwise the file's stem is the collection. Tasks are numbered in a fixed order
+An input is any PUZZLE|FILE|- argument `catalog.resolve_input` reads: a file, a shipped
+collection by name with an optional subset (`top95:1-20`), `-` (stdin) or a puzzle written
+out. Puzzle ids stay traceable: `file:line`, `stdin:line`, `argument` (`argument:N`, N the
+argument's position, when several puzzles are written out). A `# collection: NAME` comment
+line in an input file puts the puzzles below it in that collection, otherwise the file's stem
+(`stdin`, `argument`) is the collection. Tasks are numbered in a fixed order
 (puzzle, then backend, then warm-ups and samples), so a task id is stable across `--resume`.
 """
 
@@ -14,12 +18,11 @@ import platform
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from sudokubench._version import __version__
+from sudokubench.catalog import ARGUMENT_ID, Source, resolve_input
 from sudokubench.errors import ArgumentError, UnknownBackendError
-from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.records import PuzzleRow
@@ -30,7 +33,7 @@ __all__ = [
     "SHOWCASE_TIMEOUT",
     "CompareArgs",
     "available_backends",
-    "input_paths",
+    "input_sources",
     "load_puzzles",
     "machine_info",
     "plan",
@@ -48,7 +51,8 @@ SHOWCASE_TIMEOUT = 2.0
 class CompareArgs:
     """Everything that defines a run; stored as JSON so `--resume` can plan it again.
 
-    `files` empty means the built-in showcase. `timeout` None means 10 s, or the showcase's
+    `files` are PUZZLE|FILE|- arguments (see the module docstring); empty means the built-in
+    showcase. `timeout` None means 10 s, or the showcase's
     short `SHOWCASE_TIMEOUT`. `baseline` None means `fast` (the default backend) when it
     runs, else the first backend.
     """
@@ -120,15 +124,19 @@ def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
     return unique
 
 
-def input_paths(args: CompareArgs) -> list[Path]:
-    """The input files: the given ones, or the built-in showcase."""
+def input_sources(args: CompareArgs) -> list[Source]:
+    """The inputs: each argument resolved (GridFormatError when one names nothing), or the
+    built-in showcase."""
     if not args.files:
-        return [collection_path(SHOWCASE)]
-    paths = [Path(f) for f in args.files]
-    for path in paths:
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
-    return paths
+        return [resolve_input(SHOWCASE)]
+    return [resolve_input(arg) for arg in args.files]
+
+
+def _puzzle_id(source: Source, record_id: str, position: int, written_out: int) -> str:
+    """`argument` for the one puzzle written out, `argument:N` when there are several."""
+    if source.kind == "puzzle" and written_out > 1:
+        return f"{ARGUMENT_ID}:{position}"
+    return record_id
 
 
 def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
@@ -136,17 +144,25 @@ def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
     shape = Shape.parse(args.box) if args.box else None
     rows: list[PuzzleRow] = []
     seen: set[str] = set()
-    for path in input_paths(args):
-        stem = path.name.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
-        for record in read_puzzles(path, shape):
-            if record.id in seen:
-                raise ArgumentError(f"two inputs give the puzzle id {record.id}: rename one file")
-            seen.add(record.id)
+    sources = input_sources(args)
+    written_out = sum(s.kind == "puzzle" for s in sources)
+    if sum(s.kind == "stdin" for s in sources) > 1:
+        raise ArgumentError("stdin (-) can be read only once")
+    for position, source in enumerate(sources, 1):
+        stem = source.label.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
+        for record in source.records(shape):
+            puzzle_id = _puzzle_id(source, record.id, position, written_out)
+            if puzzle_id in seen:
+                raise ArgumentError(
+                    f"two inputs give the puzzle id {puzzle_id}: rename one file, "
+                    "or make the subsets of a collection disjoint"
+                )
+            seen.add(puzzle_id)
             collection = record.collection or stem
             solution = record.expected_solution
             rows.append(
                 PuzzleRow(
-                    record.id,
+                    puzzle_id,
                     len(rows),
                     collection,
                     str(record.puzzle),
@@ -203,12 +219,22 @@ def machine_info(backends: Iterable[str]) -> dict[str, Any]:
 
 
 def resolve_args(args: CompareArgs) -> CompareArgs:
-    """The arguments with every backend resolved, the baseline chosen, the files absolute."""
+    """The arguments with every backend resolved, the baseline chosen, the files absolute
+    (GridFormatError for an argument that names nothing)."""
     backends = resolve_backends(args.backends)
     baseline = None if args.baseline is None else canonical_name(args.baseline)
     if baseline is not None and baseline not in backends:
         raise UnknownBackendError(f"the baseline {baseline!r} is not one of the backends")
     if baseline is None:
         baseline = DEFAULT_BACKEND if DEFAULT_BACKEND in backends else backends[0]
-    files = tuple(str(Path(f).resolve()) for f in args.files)  # so --resume works from anywhere
+    files = tuple(_absolute(f) for f in args.files)  # so a stored run names what it read
     return replace(args, files=files, backends=backends, baseline=baseline)
+
+
+def _absolute(arg: str) -> str:
+    """A file argument made absolute (its subset kept); any other argument as given."""
+    source = resolve_input(arg)
+    if source.kind != "file" or source.path is None:
+        return arg
+    subset = f":{source.subset}" if source.subset is not None else ""
+    return f"{source.path.resolve()}{subset}"

@@ -40,6 +40,11 @@ How `LocalPool` works:
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
+- The caller's `__main__` stays out of the workers: multiprocessing would re-import the
+  caller's script in every worker it starts (to unpickle objects defined there), re-running a
+  script without an `if __name__ == "__main__":` guard, compare and all, in each worker.
+  Workers need nothing from it (tasks name backends by strings), so `__main__` is hidden
+  while a worker starts (`_main_hidden`) and a plain script works as written.
 - Start-up: the fork server boots when the pool is made (~0.3 s here, overlapping whatever the
   caller does next); each worker then forks from it in milliseconds and imports its backends.
   `preload=` names backends the fork server imports once, for cheap restarts after kills.
@@ -62,7 +67,9 @@ import math
 import multiprocessing
 import select
 import signal
+import sys
 import time
+import types
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
@@ -106,6 +113,21 @@ def describe_exit(exitcode: int | None) -> str:
     return f"exit {exitcode}"
 
 
+@contextlib.contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Show multiprocessing a `__main__` with no file and no spec while a worker starts, so
+    the worker does not import (run) the caller's script or module; restored at once."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
+
+
 class _Worker:
     """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
 
@@ -116,7 +138,8 @@ class _Worker:
         self.process = ctx.Process(
             target=worker_main, args=(child, lifeline, self.running), daemon=True
         )
-        self.process.start()
+        with _main_hidden():
+            self.process.start()
         child.close()
         # One poll object per worker: `Connection.poll` builds a selector on every call.
         self._poller = select.poll() if hasattr(select, "poll") else None

@@ -17,6 +17,7 @@ import io
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 import matplotlib
 
@@ -32,7 +33,16 @@ if TYPE_CHECKING:
 
     from sudokubench.harness.report.model import RunReport
 
-__all__ = ["KINDS", "cactus", "default_pair", "distributions", "save", "scatter", "to_bytes"]
+__all__ = [
+    "KINDS",
+    "cactus",
+    "default_pair",
+    "distributions",
+    "puzzle_link",
+    "save",
+    "scatter",
+    "to_bytes",
+]
 
 KINDS = ("cactus", "scatter", "distributions")
 
@@ -95,6 +105,11 @@ def default_pair(report: RunReport) -> tuple[str, str] | None:
     return base, other
 
 
+def puzzle_link(puzzle_id: str) -> str:
+    """The HTML report's address of a puzzle's view (`report/html.py`)."""
+    return "#puzzle=" + quote(puzzle_id, safe="")
+
+
 def scatter(report: RunReport, a: str, b: str) -> Figure:
     """Per-puzzle time of `b` (y) against `a` (x), log-log; unfinished ones at the timeout."""
     for name in (a, b):
@@ -107,9 +122,12 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
     both = [i for i in ids if i in ta and i in tb]
     partial = [i for i in ids if (i in ta) != (i in tb)]
     fig, ax = plt.subplots(figsize=(6.5, 6), layout="constrained")
-    ax.scatter([ta[i] for i in both], [tb[i] for i in both], s=12, alpha=0.6, label="both finished")
+    points = ax.scatter(
+        [ta[i] for i in both], [tb[i] for i in both], s=12, alpha=0.6, label="both finished"
+    )
+    points.set_urls([puzzle_link(i) for i in both])  # in SVG: a click opens the puzzle
     if partial:
-        ax.scatter(
+        unfinished = ax.scatter(
             [ta.get(i, timeout) for i in partial],
             [tb.get(i, timeout) for i in partial],
             s=24,
@@ -117,6 +135,7 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
             edgecolors="tab:red",
             label="one did not finish (drawn at the timeout)",
         )
+        unfinished.set_urls([puzzle_link(i) for i in partial])
     values = [ta[i] for i in both] + [tb[i] for i in both] + ([timeout] if partial else [])
     if values:
         lo, hi = min(values) / 1.5, max(values) * 1.5

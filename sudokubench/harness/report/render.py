@@ -1,5 +1,5 @@
-"""Rendering a report: a terminal table (rich), Markdown, CSV, JSON and a self-contained HTML
-page (tables plus the plots embedded as base64 PNG); `compare_runs(old, new)` and
+"""Rendering a report: a terminal table (rich), Markdown, CSV, JSON (the HTML page to explore
+is `report/html.py`); `compare_runs(old, new)` and
 `render_against`: the change per backend between two runs, in the same formats.
 
 `render(report, fmt)` and `render_against(old, new, fmt)` pick the output by name (`FORMATS`).
@@ -7,12 +7,12 @@ page (tables plus the plots embedded as base64 PNG); `compare_runs(old, new)` an
 
 from __future__ import annotations
 
-import base64
 import csv
 import html
 import io
 import json
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +26,6 @@ __all__ = [
     "render",
     "render_against",
     "render_csv",
-    "render_html",
     "render_json",
     "render_markdown",
     "render_table",
@@ -113,22 +112,62 @@ def _verdict_line(report: RunReport) -> str:
     )
 
 
+def _packed(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
+    """Items joined by two spaces into lines of at most `width` columns (an item longer than
+    a line gets a line of its own)."""
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        if line and len(line) + 2 + len(item) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line}  {item}" if line else f"{indent}{item}"
+    return [*lines, line] if line else lines
+
+
+def _stacked(report: RunReport, width: int) -> list[str]:
+    """The tables for a narrow terminal: each backend's numbers under its name, then each
+    collection's finished/puzzles and median time per backend."""
+    lines = []
+    for s in report.summary:
+        cells = _cells(s, report.baseline)
+        baseline = s.backend == report.baseline
+        lines.append(f"{cells[0]} (baseline)" if baseline else cells[0])
+        named = zip(_COLUMNS[1:], cells[1:], strict=True)
+        items = [f"{name} {cell}" for name, cell in named if not (baseline and cell == "baseline")]
+        lines.extend(_packed(items, width))
+    if report.collections:
+        lines.append("per collection: finished/puzzles, median time")
+        for name, rows in report.collections.items():
+            lines.append(f"  {name}")
+            items = [
+                f"{backend} {s.solved + s.unsatisfiable}/{s.puzzles} "
+                f"{format_seconds(s.times.median_s)}"
+                for backend, s in zip(report.backends, rows, strict=True)
+            ]
+            lines.extend(_packed(items, width, indent="    "))
+    return lines
+
+
 def render_table(report: RunReport, *, width: int | None = None) -> str:
-    """The terminal table (rich), with disagreements and warnings below it."""
+    """The terminal table (rich), with disagreements and warnings below it, in `width`
+    columns (default 160); when the table does not fit, each backend's numbers are stacked
+    under its name and long lines are folded."""
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
 
+    width = width or 160
     out = io.StringIO()
-    console = Console(file=out, width=width or 160, force_terminal=False, highlight=False)
+    console = Console(file=out, width=width, force_terminal=False, highlight=False)
     console.print(_headline(report))
     table = Table(show_lines=False, pad_edge=False)
     for i, name in enumerate(_COLUMNS):
         table.add_column(name, justify="left" if i in (0, 11, 12) else "right")
     for s in report.summary:
         table.add_row(*_cells(s, report.baseline))
-    console.print(table)
+    grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
-        grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
         grid.add_column("backend")
         for name in report.collections:
             grid.add_column(name, justify="right")
@@ -140,13 +179,26 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
                     f"{s.solved + s.unsatisfiable}/{s.puzzles} {format_seconds(s.times.median_s)}"
                 )
             grid.add_row(backend, *cells)
-        console.print(grid)
-    for line in _problem_lines(report):
-        console.print(line, soft_wrap=True)
-    for line in report.warnings:
-        console.print(f"warning: {line}", soft_wrap=True)
+    tables = [table, *([grid] if report.collections else [])]
+    unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
+    fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
+    notes = [*_problem_lines(report), *(f"warning: {line}" for line in report.warnings)]
+    if fits:
+        for t in tables:
+            console.print(t)
+        for line in notes:
+            console.print(line, soft_wrap=True)
+    else:
+        for line in _stacked(report, width):
+            console.print(line, soft_wrap=True)
+        for line in notes:
+            folded = textwrap.wrap(
+                line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            )
+            for part in folded:
+                console.print(part, soft_wrap=True)
     console.print(_verdict_line(report))
-    return out.getvalue()
+    return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -206,51 +258,15 @@ _CSS = (
     "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
     "td{text-align:right}td:first-child{text-align:left}th{background:#f0f0f0}"
-    ".bad{color:#b00}.warn{color:#a60}img{max-width:100%;display:block;margin:1em 0}"
 )
 
 
-def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
-    """A self-contained page: the tables, the problems, and the plots as embedded PNGs."""
-    import sudokubench.harness.report.plots as plots
-
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>sudokubench run {report.run.id}</title><style>{_CSS}</style></head><body>",
-        f"<h1>sudokubench run {report.run.id}</h1><p>{html.escape(_headline(report))}</p>",
-        _html_table(_COLUMNS, [_cells(s, report.baseline) for s in report.summary]),
-    ]
-    for name, rows in report.collections.items():
-        parts.append(f"<h2>{html.escape(name)}</h2>")
-        parts.append(_html_table(_COLUMNS, [_cells(s, report.baseline) for s in rows]))
-    problems = _problem_lines(report)
-    if problems:
-        parts.append("<h2>Wrong answers and disagreements</h2><ul>")
-        parts.extend(f"<li class='bad'>{html.escape(line)}</li>" for line in problems)
-        parts.append("</ul>")
-    if report.warnings:
-        parts.append("<h2>Warnings</h2><ul>")
-        parts.extend(f"<li class='warn'>{html.escape(line)}</li>" for line in report.warnings)
-        parts.append("</ul>")
-    parts.append(f"<p><b>{html.escape(_verdict_line(report))}</b></p><h2>Plots</h2>")
-    figures = [("cactus", plots.cactus(report))]
-    if len(report.collections) > 1 or report.summary:
-        figures.append(("distributions", plots.distributions(report)))
-    pair = vs or plots.default_pair(report)
-    if pair:
-        figures.append((f"{pair[1]} vs {pair[0]}", plots.scatter(report, *pair)))
-    for title, figure in figures:
-        data = base64.b64encode(plots.to_bytes(figure, "png")).decode("ascii")
-        parts.append(f"<img alt='{html.escape(title)}' src='data:image/png;base64,{data}'>")
-    machine = json.dumps(report.run.machine, indent=1)
-    parts.append(f"<h2>Machine</h2><pre>{html.escape(machine)}</pre></body></html>")
-    return "".join(parts)
-
-
-def render(report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None) -> str:
-    """The report in one of FORMATS."""
+def render(
+    report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None, width: int | None = None
+) -> str:
+    """The report in one of FORMATS (`width`: the terminal table's columns)."""
     if fmt == "table":
-        return render_table(report)
+        return render_table(report, width=width)
     if fmt == "markdown":
         return render_markdown(report)
     if fmt == "csv":
@@ -258,6 +274,8 @@ def render(report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None) ->
     if fmt == "json":
         return render_json(report)
     if fmt == "html":
+        from sudokubench.harness.report.html import render_html
+
         return render_html(report, vs=vs)
     raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
