@@ -2,8 +2,9 @@
 
 - `compare [FILE...]` runs every (puzzle, backend) pair (see `sudokubench.harness`), shows a
   progress bar on stderr, prints the report, and exits 1 when an answer is wrong or backends
-  disagree. With no FILE it runs the built-in showcase over every available backend with a
-  short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
+  disagree, 3 when nothing is wrong but some task ended in ERROR (0 with `--allow-errors`).
+  With no FILE it runs the built-in showcase over every available backend with a short
+  timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
 - `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
   a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
 - `runs` lists the stored runs.
@@ -31,6 +32,12 @@ DbOpt = Annotated[
     typer.Option("--db", help="The results database (SQLite).", show_default=True),
 ]
 DEFAULT_DB = Path("sudokubench.sqlite")
+AllowErrorsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-errors", help="Exit 0 rather than 3 when tasks ended in ERROR but none is wrong."
+    ),
+]
 
 
 class _Reporter:
@@ -169,10 +176,13 @@ def compare(
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    allow_errors: AllowErrorsOpt = False,
 ) -> None:
     """Run every puzzle through every backend; check, cross-check, time and store the answers.
 
-    Exit code 1 when an answer is wrong or backends disagree, 2 for bad input, 130 on Ctrl-C.
+    Exit code 0 when every task answered (timeouts allowed) and all agree; 1 when an answer is
+    wrong or backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad
+    input; 130 on Ctrl-C.
     """
     if resume is not None and files:
         raise UsageFailure("--resume takes the files from the stored run: give no FILE")
@@ -214,8 +224,8 @@ def compare(
     else:
         sys.stdout.write(render(report, "table"))
         print(f"stored as run {report.run.id} in {db}")
-    if not report.ok:
-        raise typer.Exit(1)
+    if code := report.exit_code(allow_errors=allow_errors):
+        raise typer.Exit(code)
 
 
 def _open(db: Path) -> Store:
@@ -255,9 +265,10 @@ def report(
         int | None,
         typer.Option("--against", metavar="OTHER", help="Show the change from run OTHER."),
     ] = None,
+    allow_errors: AllowErrorsOpt = False,
 ) -> None:
     """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
-    disagreement."""
+    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors)."""
     from sudokubench.harness.report import FORMATS, build_report, plots, render, render_against
 
     if fmt not in FORMATS:
@@ -292,8 +303,8 @@ def report(
         output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    if not built.ok and old is None:
-        raise typer.Exit(1)
+    if code := built.exit_code(allow_errors=allow_errors):
+        raise typer.Exit(code)
 
 
 @app.command()

@@ -9,14 +9,18 @@ Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backen
 status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
 contradicts the file's expected answer; `disagree` counts puzzles with a disagreement the
 backend took a side in. Times are described in `stats`.
+
+Failures (`RunReport.failures`, per backend) count every task, warm-ups included, that ended in
+ERROR or TIMEOUT, with the distinct error messages and how often each came: a run with an error
+is never reported as a clean one (`RunReport.exit_code`, the codes of `verify.exit_code`).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sudokubench.backend import Status
 from sudokubench.harness.plan import CompareArgs
@@ -33,10 +37,11 @@ from sudokubench.harness.stats import (
     warnings_for,
 )
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check
+from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check, exit_code
 
 __all__ = [
     "BackendSummary",
+    "Failures",
     "RunReport",
     "build_report",
     "format_seconds",
@@ -92,6 +97,28 @@ class BackendSummary:
         return data
 
 
+class Failures(NamedTuple):
+    """The tasks of one backend that gave no answer: errors, timeouts, and the distinct error
+    messages with their counts, most frequent first."""
+
+    errors: int
+    timeouts: int
+    messages: tuple[tuple[str, int], ...]
+
+
+def _failures(backends: Sequence[str], tasks: Sequence[TaskRow]) -> dict[str, Failures]:
+    errors: dict[str, Counter[str]] = {b: Counter() for b in backends}
+    timeouts: Counter[str] = Counter()
+    for t in tasks:
+        if t.status == Status.ERROR:
+            errors.setdefault(t.backend, Counter())[t.message or "(no message)"] += 1
+        elif t.status == Status.TIMEOUT:
+            timeouts[t.backend] += 1
+    return {
+        b: Failures(sum(c.values()), timeouts[b], tuple(c.most_common())) for b, c in errors.items()
+    }
+
+
 @dataclass(frozen=True)
 class RunReport:
     """A stored run, cross-checked and summarized."""
@@ -108,6 +135,7 @@ class RunReport:
     warnings: tuple[str, ...]
     planned: int
     collection_of: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, Failures] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[tuple[str, Problem]]:
@@ -128,6 +156,21 @@ class RunReport:
     def ok(self) -> bool:
         """No wrong answer and no disagreement."""
         return self.disagreement_count == 0
+
+    @property
+    def errors(self) -> int:
+        """Tasks that ended in ERROR (warm-ups included)."""
+        return sum(f.errors for f in self.failures.values())
+
+    @property
+    def timeouts(self) -> int:
+        """Tasks that ended in TIMEOUT (warm-ups included)."""
+        return sum(f.timeouts for f in self.failures.values())
+
+    def exit_code(self, *, allow_errors: bool = False) -> int:
+        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 errors (unless
+        `allow_errors`): `verify.exit_code`."""
+        return exit_code(wrong=not self.ok, errors=self.errors, allow_errors=allow_errors)
 
     @property
     def missing(self) -> int:
@@ -160,6 +203,17 @@ class RunReport:
                 for name, rows in self.collections.items()
             },
             "disagreements": disagreements,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "failures": {
+                backend: {
+                    "errors": f.errors,
+                    "timeouts": f.timeouts,
+                    "messages": [{"message": m, "count": n} for m, n in f.messages],
+                }
+                for backend, f in self.failures.items()
+                if f.errors or f.timeouts
+            },
             "warnings": list(self.warnings),
             "results": [
                 {
@@ -340,4 +394,5 @@ def build_report(
         warnings=warnings,
         planned=planned,
         collection_of=collection_of,
+        failures=_failures(backends, tasks),
     )

@@ -105,12 +105,50 @@ def _problem_lines(report: RunReport) -> list[str]:
 
 
 def _verdict_line(report: RunReport) -> str:
-    if report.ok:
-        return f"all answers check out and agree on {len(report.verdicts)} puzzles"
-    return (
-        f"{report.disagreement_count} of {len(report.verdicts)} puzzles have a wrong answer "
-        "or a disagreement"
+    """The last line: wrong answers and disagreements first, then errors and timeouts per
+    backend; "all answers check out" only when every task answered or timed out."""
+    puzzles = len(report.verdicts)
+    if not report.ok:
+        head = (
+            f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
+            "or a disagreement"
+        )
+    elif report.errors:
+        head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
+    else:
+        head = f"all answers check out and agree on {puzzles} puzzles"
+    if not report.errors and not report.timeouts:
+        return head
+    per = [
+        f"{backend} {_counted(f.errors, 'error')}, {_counted(f.timeouts, 'timeout')}"
+        for backend, f in report.failures.items()
+        if f.errors or f.timeouts
+    ]
+    return f"{head}; {_counted(report.errors, 'error')}, " + (
+        f"{_counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
     )
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+#: Distinct error messages shown per backend (the JSON report has them all).
+SHOWN_MESSAGES = 3
+
+
+def _error_lines(report: RunReport) -> list[str]:
+    """Each backend's distinct error messages, the most frequent first, with their counts."""
+    lines = []
+    for backend, f in report.failures.items():
+        if not f.errors:
+            continue
+        lines.append(f"ERRORS {backend}: {_counted(f.errors, 'task')} failed")
+        for message, n in f.messages[:SHOWN_MESSAGES]:
+            lines.append(f"  {n}x {message}")
+        if len(f.messages) > SHOWN_MESSAGES:
+            lines.append(f"  ... and {len(f.messages) - SHOWN_MESSAGES} other messages")
+    return lines
 
 
 def render_table(report: RunReport, *, width: int | None = None) -> str:
@@ -141,11 +179,11 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
                 )
             grid.add_row(backend, *cells)
         console.print(grid)
-    for line in _problem_lines(report):
-        console.print(line, soft_wrap=True)
+    for line in _problem_lines(report) + _error_lines(report):
+        console.print(line, soft_wrap=True, markup=False)
     for line in report.warnings:
-        console.print(f"warning: {line}", soft_wrap=True)
-    console.print(_verdict_line(report))
+        console.print(f"warning: {line}", soft_wrap=True, markup=False)
+    console.print(_verdict_line(report), soft_wrap=True, markup=False)
     return out.getvalue()
 
 
@@ -169,6 +207,8 @@ def render_markdown(report: RunReport) -> str:
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
         lines += [f"- {line}" for line in problems]
+    if errors := _error_lines(report):
+        lines += ["", "## Errors", "", "```", *errors, "```"]
     if report.warnings:
         lines += ["", "## Warnings", ""]
         lines += [f"- {line}" for line in report.warnings]
@@ -228,6 +268,8 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
         parts.append("<h2>Wrong answers and disagreements</h2><ul>")
         parts.extend(f"<li class='bad'>{html.escape(line)}</li>" for line in problems)
         parts.append("</ul>")
+    if errors := _error_lines(report):
+        parts.append(f"<h2>Errors</h2><pre class='bad'>{html.escape(chr(10).join(errors))}</pre>")
     if report.warnings:
         parts.append("<h2>Warnings</h2><ul>")
         parts.extend(f"<li class='warn'>{html.escape(line)}</li>" for line in report.warnings)
