@@ -10,6 +10,7 @@ Each one breaks the contract in one way a real solver might, so the harness must
   enough, its units (the checker must flag it).
 - `WrongCount`: claims an exhaustive count one less than the truth (the vote must flag it).
 - `SlowHonest`: sleeps 0.2 s and then answers correctly (for kill-and-resume tests).
+- `LateHonest`: answers correctly 0.3 s after its timeout, before the kill grace ends.
 - `DieOn4x4`, `HangOn4x4`: honest, but a 4x4 puzzle ends the process or never returns (so a
   worker dies or is killed right after quick answers it may not have sent yet).
 - `solve_function`: a plain function puzzle -> solution, as users may pass one.
@@ -177,3 +178,19 @@ class HangOn4x4(Fake):
         while puzzle.n == 4:
             time.sleep(3600)
         return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class LateHonest(Fake):
+    """Honest, but answers 0.3 s after its timeout (a backend that overruns its limit yet
+    returns before the harness's kill grace is over)."""
+
+    name = "fake_backends:LateHonest"
+    overrun = 0.3
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, `overrun` seconds after the timeout (at once without one)."""
+        start = time.perf_counter()
+        truth = honest(puzzle, limit)
+        if timeout is not None:
+            time.sleep(max(0.0, start + timeout + self.overrun - time.perf_counter()))
+        return dataclasses.replace(truth, backend=self.name)

@@ -98,3 +98,50 @@ def test_solve_with_a_failing_backend_exits_3_and_says_why():
     assert done.returncode == 3
     assert "backend error: RuntimeError: fake crash inside solve" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- strict limits ---------------------------------------------------------------------------
+
+
+def test_an_answer_after_the_timeout_is_a_timeout_in_stats_and_plots(tmp_path, puzzles):
+    """LateHonest answers 0.3 s after a 1.5 s timeout; the worker is killed only at 2.15 s
+    (grace 0.5 s + 10%), so the answer comes in, yet it counts as a TIMEOUT everywhere."""
+    from sudokubench.harness.pool import default_grace
+    from sudokubench.harness.report import build_report
+    from sudokubench.harness.report.plots import cactus, scatter
+    from sudokubench.harness.store import Store
+
+    assert default_grace(1.5) > 0.3  # the answer (0.3 s late) beats the kill
+    db = tmp_path / "r.sqlite"
+    late = "fake_backends:LateHonest"
+    done = cli(
+        "compare", str(puzzles), "-b", f"fast,{late}", "-t", "1.5", "--db", str(db), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # a timeout is an answer, not a failure
+    data = json.loads(done.stdout)
+    summary = data["summary"][late]
+    assert (summary["solved"], summary["timeout"], summary["timed"]) == (0, 2, 0)
+    assert summary["median_s"] is None
+    assert summary["par_s"] == pytest.approx(2 * 1.5)  # PAR-2: twice the limit per puzzle
+    assert data["summary"]["fast"]["solved"] == 2
+    best = data["virtual_best"]
+    assert (best["solved"], best["timeout"]) == (2, 0)
+    assert best["par_s"] == pytest.approx(data["summary"]["fast"]["par_s"])
+    with Store(db, create=False) as store:
+        rows = [t for t in store.tasks(1) if t.backend == late]
+        report = build_report(store, 1)
+        report10 = build_report(store, 1, par=10)
+    # the raw time and the answer are kept: the worker was not killed
+    assert [t.status for t in rows] == ["timeout", "timeout"]
+    assert all(1.5 < t.wall_s < 1.5 + default_grace(1.5) for t in rows), [t.wall_s for t in rows]
+    assert all(t.message.startswith("answered after") and t.count == 1 for t in rows)
+    assert report.summary[1].par_s == pytest.approx(3.0)
+    assert report10.summary[1].par_s == pytest.approx(15.0)
+    labels = [line.get_label() for line in cactus(report).axes[0].get_lines()]
+    assert labels == ["fast", "virtual best"]  # no curve for the late backend
+    figure = scatter(report, "fast", late)
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert "one did not finish (drawn at the timeout)" in legend
+    assert "both finished" not in legend or figure.axes[0].collections[0].get_offsets().size == 0
+    text = cli("report", "--db", str(db), "--par", "10").stdout
+    assert "PAR-10" in text and "virtual best" in text

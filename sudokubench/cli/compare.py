@@ -32,6 +32,15 @@ DbOpt = Annotated[
     typer.Option("--db", help="The results database (SQLite).", show_default=True),
 ]
 DEFAULT_DB = Path("sudokubench.sqlite")
+ParOpt = Annotated[
+    float,
+    typer.Option(
+        "--par",
+        metavar="K",
+        min=1.0,
+        help="The penalty factor of the PAR score: an unsolved puzzle counts K x the timeout.",
+    ),
+]
 AllowErrorsOpt = Annotated[
     bool,
     typer.Option(
@@ -177,6 +186,7 @@ def compare(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     allow_errors: AllowErrorsOpt = False,
+    par: ParOpt = 2.0,
 ) -> None:
     """Run every puzzle through every backend; check, cross-check, time and store the answers.
 
@@ -205,7 +215,12 @@ def compare(
     reporter = _Reporter(quiet)
     try:
         report = run_compare(
-            args, db=db, resume=resume, progress=reporter.update, on_start=reporter.start
+            args,
+            db=db,
+            resume=resume,
+            progress=reporter.update,
+            on_start=reporter.start,
+            par=par,
         )
     except Interrupted as stop:
         reporter.stop()
@@ -266,6 +281,7 @@ def report(
         typer.Option("--against", metavar="OTHER", help="Show the change from run OTHER."),
     ] = None,
     allow_errors: AllowErrorsOpt = False,
+    par: ParOpt = 2.0,
 ) -> None:
     """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
     disagreement, 3 if tasks ended in ERROR (0 with --allow-errors)."""
@@ -278,8 +294,8 @@ def report(
     store = _open(db)
     try:
         try:
-            built = build_report(store, run)
-            old = build_report(store, against) if against is not None else None
+            built = build_report(store, run, par=par)
+            old = build_report(store, against, par=par) if against is not None else None
         except StoreError as exc:
             raise UsageFailure(str(exc)) from None
     finally:

@@ -8,7 +8,10 @@ renderers (`report/render.py`, `report/plots.py`) only format it.
 Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backend) pairs by the
 status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
 contradicts the file's expected answer; `disagree` counts puzzles with a disagreement the
-backend took a side in. Times are described in `stats`.
+backend took a side in. Times are described in `stats`. Every count, time and plot applies the
+strict limit (`stats.limited_status`: an answer after `--timeout` is a TIMEOUT); `par_s` is
+the PAR-k score (`par`, 2 unless asked otherwise) and `virtual_best` the best backend per
+puzzle, summarized like a backend.
 
 Failures (`RunReport.failures`, per backend) count every task, warm-ups included, that ended in
 ERROR or TIMEOUT, with the distinct error messages and how often each came: a run with an error
@@ -33,6 +36,8 @@ from sudokubench.harness.stats import (
     effort_of,
     geometric_ratio,
     jobs_warning,
+    limited_status,
+    par_score,
     summarize_times,
     warnings_for,
 )
@@ -40,12 +45,17 @@ from sudokubench.harness.store import Store
 from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check, exit_code
 
 __all__ = [
+    "VIRTUAL_BEST",
     "BackendSummary",
     "Failures",
     "RunReport",
     "build_report",
     "format_seconds",
 ]
+
+
+#: The name of the virtual best solver's row and curve.
+VIRTUAL_BEST = "virtual best"
 
 
 def format_seconds(value: float | None) -> str:
@@ -74,6 +84,7 @@ class BackendSummary:
     disagree: int
     times: TimeSummary
     ratio: Ratio | None = None
+    par_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Flat plain data (the `summary` entries of `compare --json`)."""
@@ -89,6 +100,7 @@ class BackendSummary:
             "disagree": self.disagree,
         }
         data.update(self.times.to_json())
+        data["par_s"] = self.par_s
         ratio = self.ratio
         data["ratio"] = ratio.value if ratio else None
         data["ratio_low"] = ratio.low if ratio else None
@@ -136,6 +148,8 @@ class RunReport:
     planned: int
     collection_of: dict[str, str] = field(default_factory=dict)
     failures: dict[str, Failures] = field(default_factory=dict)
+    par: float = 2.0
+    virtual_best: BackendSummary | None = None
 
     @property
     def problems(self) -> list[tuple[str, Problem]]:
@@ -194,10 +208,12 @@ class RunReport:
             "args": self.run.args,
             "machine": self.run.machine,
             "baseline": self.baseline,
+            "par": self.par,
             "puzzles": len(self.puzzles),
             "tasks": len(self.tasks),
             "missing": self.missing,
             "summary": {s.backend: s.to_json() for s in self.summary},
+            "virtual_best": self.virtual_best.to_json() if self.virtual_best else None,
             "collections": {
                 name: {s.backend: s.to_json() for s in rows}
                 for name, rows in self.collections.items()
@@ -252,13 +268,42 @@ def _pairs(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
     for (backend, puzzle_id), rows in grouped.items():
         if len(rows) > 1:
             rows.sort(key=lambda t: t.sample)
-        times = tuple(t.wall_s for t in rows if t.status in FINISHED)
+        statuses = [limited_status(t.status, t.wall_s, t.timeout) for t in rows]
+        times = tuple(t.wall_s for t, s in zip(rows, statuses, strict=True) if s in FINISHED)
         efforts = [e for t in rows if (e := effort_of(t.stats))]
         effort = (
             (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2]) if efforts else None
         )
-        pairs[backend].append(Pair(puzzle_id, backend, rows[0].status, times, effort))
+        pairs[backend].append(Pair(puzzle_id, backend, statuses[0], times, effort))
     return pairs
+
+
+def _virtual_best(
+    puzzles: Sequence[PuzzleRow], pairs: dict[str, list[Pair]], verdicts: dict[str, PuzzleVerdict]
+) -> list[Pair]:
+    """Per puzzle with answers, the fastest pair that finished within the limit and was not
+    blamed for a wrong answer (as VIRTUAL_BEST), else a TIMEOUT with no time."""
+    best: dict[str, Pair] = {}
+    seen: set[str] = set()
+    for backend, mine in pairs.items():
+        for p in mine:
+            seen.add(p.puzzle_id)
+            verdict = verdicts.get(p.puzzle_id)
+            if not p.finished or (verdict is not None and backend in verdict.blamed):
+                continue
+            held = best.get(p.puzzle_id)
+            if held is None or p.time < held.time:
+                best[p.puzzle_id] = p
+    found = []
+    for puzzle in puzzles:
+        if puzzle.puzzle_id not in seen:
+            continue
+        p = best.get(puzzle.puzzle_id)
+        if p is None:
+            found.append(Pair(puzzle.puzzle_id, VIRTUAL_BEST, Status.TIMEOUT, ()))
+        else:
+            found.append(Pair(p.puzzle_id, VIRTUAL_BEST, p.status, (p.time,), p.effort))
+    return found
 
 
 def _summaries(
@@ -268,6 +313,9 @@ def _summaries(
     baseline: str | None,
     versions: dict[str, Any],
     only: set[str] | None = None,
+    *,
+    timeout: float,
+    par: float,
 ) -> tuple[BackendSummary, ...]:
     rows = []
     base_pairs = [p for p in pairs.get(baseline or "", []) if only is None or p.puzzle_id in only]
@@ -298,6 +346,7 @@ def _summaries(
                 disagree=disagree,
                 times=summarize_times(mine),
                 ratio=None if backend == baseline else geometric_ratio(mine, base_pairs),
+                par_s=par_score(mine, timeout, par),
             )
         )
     return tuple(rows)
@@ -354,11 +403,12 @@ def build_report(
     tasks: Sequence[TaskRow] | None = None,
     verdicts: dict[str, PuzzleVerdict] | None = None,
     puzzles: Sequence[PuzzleRow] | None = None,
+    par: float = 2.0,
 ) -> RunReport:
     """Read a run (the latest when `run_id` is None) and cross-check and summarize it.
 
     `compare` passes the rows it just stored (in task order), their verdicts and the run's
-    puzzles, so they are not read back and checked again.
+    puzzles, so they are not read back and checked again. `par` is the k of the PAR-k score.
     """
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
@@ -369,7 +419,16 @@ def build_report(
     backends = tuple(args.backends)
     pairs = _pairs(tasks)
     versions = run.machine.get("backends", {})
-    summary = _summaries(backends, pairs, verdicts, args.baseline, versions)
+    timeout = float(args.timeout or 0.0)
+    summary = _summaries(
+        backends, pairs, verdicts, args.baseline, versions, timeout=timeout, par=par
+    )
+    virtual_best = None
+    if len(backends) > 1:
+        pairs[VIRTUAL_BEST] = _virtual_best(puzzles, pairs, verdicts)
+        (virtual_best,) = _summaries(
+            (VIRTUAL_BEST,), pairs, verdicts, args.baseline, {}, timeout=timeout, par=par
+        )
     collection_of = {p.puzzle_id: p.collection for p in puzzles}
     names = list(dict.fromkeys(p.collection for p in puzzles))
     collections = {}
@@ -377,7 +436,14 @@ def build_report(
         for name in names:
             members = {pid for pid, c in collection_of.items() if c == name}
             collections[name] = _summaries(
-                backends, pairs, verdicts, args.baseline, versions, members
+                backends,
+                pairs,
+                verdicts,
+                args.baseline,
+                versions,
+                members,
+                timeout=timeout,
+                par=par,
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
     warnings = _warnings(store, run, args, summary, planned, len(tasks))
@@ -395,4 +461,6 @@ def build_report(
         planned=planned,
         collection_of=collection_of,
         failures=_failures(backends, tasks),
+        par=par,
+        virtual_best=virtual_best,
     )

@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
+from sudokubench.harness.report.model import (
+    VIRTUAL_BEST,
+    BackendSummary,
+    RunReport,
+    format_seconds,
+)
 from sudokubench.harness.stats import Pair, geometric_ratio
 
 __all__ = [
@@ -46,9 +51,23 @@ _COLUMNS = (
     "p90",
     "max",
     "total",
+    "PAR-2",
     "effort",
     "vs baseline",
 )
+
+
+def _columns(report: RunReport) -> tuple[str, ...]:
+    """The summary columns, the PAR column named after the run's k."""
+    return tuple(f"PAR-{report.par:g}" if c == "PAR-2" else c for c in _COLUMNS)
+
+
+def _summary_rows(report: RunReport, rows: Sequence[BackendSummary]) -> list[list[str]]:
+    """The cells of each backend's row, then the virtual best's (for the whole run only)."""
+    cells = [_cells(s, report.baseline) for s in rows]
+    if rows is report.summary and report.virtual_best is not None:
+        cells.append(_cells(report.virtual_best, report.baseline))
+    return cells
 
 
 def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
@@ -81,6 +100,7 @@ def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
         format_seconds(t.p90_s),
         format_seconds(t.max_s),
         format_seconds(t.total_s if t.timed else None),
+        format_seconds(s.par_s),
         _effort_text(s),
         _ratio_text(s, baseline),
     ]
@@ -160,10 +180,10 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     console = Console(file=out, width=width or 160, force_terminal=False, highlight=False)
     console.print(_headline(report))
     table = Table(show_lines=False, pad_edge=False)
-    for i, name in enumerate(_COLUMNS):
-        table.add_column(name, justify="left" if i in (0, 11, 12) else "right")
-    for s in report.summary:
-        table.add_row(*_cells(s, report.baseline))
+    for i, name in enumerate(_columns(report)):
+        table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
+    for row in _summary_rows(report, report.summary):
+        table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
     console.print(table)
     if report.collections:
         grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
@@ -199,10 +219,10 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
     lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
-    lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in report.summary])
+    lines += _md_table(_columns(report), _summary_rows(report, report.summary))
     for name, rows in report.collections.items():
         lines += ["", f"## {name}", ""]
-        lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in rows])
+        lines += _md_table(_columns(report), _summary_rows(report, rows))
     problems = _problem_lines(report)
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
@@ -220,6 +240,8 @@ def render_csv(report: RunReport) -> str:
     """One row per collection and backend (collection `all` first), the JSON summary keys."""
     out = io.StringIO()
     rows = [("all", s) for s in report.summary]
+    if report.virtual_best is not None:
+        rows.append(("all", report.virtual_best))
     rows += [(name, s) for name, group in report.collections.items() for s in group]
     keys = ["collection", *report.summary[0].to_json().keys()] if report.summary else []
     writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
@@ -258,11 +280,11 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>sudokubench run {report.run.id}</title><style>{_CSS}</style></head><body>",
         f"<h1>sudokubench run {report.run.id}</h1><p>{html.escape(_headline(report))}</p>",
-        _html_table(_COLUMNS, [_cells(s, report.baseline) for s in report.summary]),
+        _html_table(_columns(report), _summary_rows(report, report.summary)),
     ]
     for name, rows in report.collections.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
-        parts.append(_html_table(_COLUMNS, [_cells(s, report.baseline) for s in rows]))
+        parts.append(_html_table(_columns(report), _summary_rows(report, rows)))
     problems = _problem_lines(report)
     if problems:
         parts.append("<h2>Wrong answers and disagreements</h2><ul>")
