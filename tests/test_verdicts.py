@@ -145,3 +145,183 @@ def test_an_answer_after_the_timeout_is_a_timeout_in_stats_and_plots(tmp_path, p
     assert "both finished" not in legend or figure.axes[0].collections[0].get_offsets().size == 0
     text = cli("report", "--db", str(db), "--par", "10").stdout
     assert "PAR-10" in text and "virtual best" in text
+
+
+# -- noise -----------------------------------------------------------------------------------
+
+
+def test_each_workers_first_call_is_an_untimed_warm_up_unless_no_warmup(tmp_path, puzzles):
+    slow = "fake_backends:SlowFirstCall"  # its first call in a process takes 1 s more
+    for flag, db in (("--quiet", "warm.sqlite"), ("--no-warmup", "cold.sqlite")):
+        done = cli("compare", str(puzzles), "-b", slow, "--db", str(tmp_path / db), flag, "--json")
+        assert done.returncode == 0, done.stderr
+        times = [r["time_s"] for r in json.loads(done.stdout)["results"]]
+        if flag == "--quiet":
+            assert max(times) < 0.9, times  # the 1 s went into the warm-up
+        else:
+            assert times[0] >= 1.0 and times[1] < 0.9, times
+    clash = cli("compare", str(puzzles), "-b", "fast", "--no-warmup", "--warmup", "2")
+    assert clash.returncode == 2 and "exclude each other" in clash.stderr
+
+
+def test_the_load_warning_compares_the_load_with_the_cores_left_free():
+    from sudokubench.harness.noise import load_warning
+
+    assert load_warning(0.9, 2, 1) is None
+    assert load_warning(5.5, 2, 1) == (
+        "timings unreliable: load 5.5 with 2 cores and --jobs 1: other programs compete with "
+        "the workers for the CPU; compare timings only from a quiet machine, or measured side "
+        "by side in one run"
+    )
+    assert load_warning(0.5, 2, 2) is not None  # no core left free
+    assert load_warning(None, 2, 1) is None and load_warning(3.0, None, 1) is None
+
+
+def test_the_run_records_load_cpu_frequency_and_cpu_time(tmp_path, puzzles):
+    from sudokubench.harness.store import Store
+
+    db = tmp_path / "r.sqlite"
+    done = cli("compare", str(puzzles), "-b", "fast,dlx", "--repeat", "3", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    with Store(db, create=False) as store:
+        run = store.run(1)
+        tasks = list(store.tasks(1))
+    noise = run.machine["noise"]
+    assert noise["load_start"] >= 0 and noise["load_end"] >= 0
+    assert noise["wall_s"] > 0 and noise["parent_cpu_s"] >= 0
+    assert all(t.stats["cpu_s"] >= 0 for t in tasks)  # the worker's CPU time in each call
+    assert "machine: load " in done.stdout and " solving (" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_high_load_warning_appears_under_synthetic_load(tmp_path, puzzles):
+    """Busy processes raise the 1-minute load above the cores left free; then the warning must
+    appear at the start (stderr) and in the report. The busy processes are stopped after."""
+    import time
+
+    cores = os.cpu_count() or 1
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores + 3)]
+    try:
+        deadline = time.monotonic() + 150
+        while os.getloadavg()[0] <= cores and time.monotonic() < deadline:
+            time.sleep(2)
+        assert os.getloadavg()[0] > cores, "the synthetic load did not show in the load average"
+        done = cli("compare", str(puzzles), "-b", "fast", "--db", str(tmp_path / "r.sqlite"))
+    finally:
+        for proc in busy:
+            proc.kill()
+        for proc in busy:
+            proc.wait()
+    assert done.returncode == 0, done.stderr
+    assert "warning: timings unreliable: load " in done.stderr
+    assert f"with {cores} cores and --jobs 1" in done.stdout
+
+
+# -- two runs --------------------------------------------------------------------------------
+
+
+def test_a_run_with_duplicate_puzzles_against_itself_is_1x_for_every_backend(tmp_path):
+    path = tmp_path / "dup.txt"  # the same grid on three lines, another one twice
+    path.write_text(f"{TELEGRAM}\n{EASY}\n{TELEGRAM}\n{EASY}\n{TELEGRAM}\n", encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    assert cli("compare", str(path), "-b", "fast,dlx", "--db", db, "-q").returncode == 0
+    done = cli("report", "1", "--against", "1", "--db", db, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["differences"] == []
+    for row in data["backends"]:
+        assert row["puzzles"] == 5 and row["ratio_puzzles"] == 5
+        assert row["ratio"] == row["ratio_low"] == row["ratio_high"] == pytest.approx(1.0)
+    gate = cli("report", "1", "--against", "1", "--db", db, "--fail-slower", "0")
+    assert gate.returncode == 0 and "1.00x [1.00-1.00] n=5" in gate.stdout
+
+
+def test_against_states_what_differs_and_pairs_only_the_common_part(tmp_path, puzzles):
+    later = tmp_path / "later"
+    later.mkdir()
+    more = later / puzzles.name  # the same file name: p.txt:1 and p.txt:2 are common
+    more.write_text(puzzles.read_text() + f"{TELEGRAM}\n", encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    assert cli("compare", str(puzzles), "-b", "fast,dlx", "--db", db, "-q").returncode == 0
+    second = cli("compare", str(more), "-b", "fast", "-t", "5", "--repeat", "2", "--db", db, "-q")
+    assert second.returncode == 0
+    done = cli("report", "2", "--against", "1", "--db", db)
+    assert done.returncode == 0, done.stderr
+    for line in (
+        "run 2 against run 1 (2 puzzles)",
+        "warning: the runs differ: puzzles: 2 in common, 0 only in run 1, 1 only in run 2",
+        "warning: the runs differ: backends: only in run 1: dlx; only in run 2: -",
+        "warning: the runs differ: timeout: 10.0 -> 5.0",
+        "warning: the runs differ: repeat: 1 -> 2",
+        "warning: only the puzzles and backends both runs have are compared",
+    ):
+        assert line in done.stdout.splitlines(), done.stdout
+    data = json.loads(cli("report", "2", "--against", "1", "--db", db, "-f", "json").stdout)
+    assert [(r["backend"], r["puzzles"], r["finished_new"]) for r in data["backends"]] == [
+        ("fast", 2, 2)
+    ]
+
+
+def test_against_refuses_runs_with_nothing_in_common(tmp_path, puzzles):
+    other = tmp_path / "other.txt"
+    other.write_text(f"{TELEGRAM}\n", encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    assert cli("compare", str(puzzles), "-b", "fast", "--db", db, "-q").returncode == 0
+    assert cli("compare", str(other), "-b", "fast", "--db", db, "-q").returncode == 0
+    done = cli("report", "2", "--against", "1", "--db", db)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "sudokubench: error: runs 1 and 2 have no puzzle in common: nothing to compare\n"
+    )
+
+
+def test_fail_slower_fails_a_run_made_slower_by_a_plugin_that_sleeps(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text(f"{TELEGRAM}\n{EASY}\n{TELEGRAM}\n{EASY}\n", encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    args = ["compare", str(path), "-b", "fake_backends:Sleepy", "--db", db, "-q"]
+    assert cli(*args).returncode == 0
+    os.environ["SUDOKUBENCH_TEST_SLEEP"] = "0.2"
+    try:
+        assert cli(*args).returncode == 0
+    finally:
+        del os.environ["SUDOKUBENCH_TEST_SLEEP"]
+    done = cli("report", "2", "--against", "1", "--db", db, "--fail-slower", "10")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "slower than run 1 by more than 10%: fake_backends:Sleepy" in done.stderr
+    assert cli("report", "1", "--against", "2", "--db", db, "--fail-slower", "10").returncode == 0
+    bad = cli("report", "2", "--db", db, "--fail-slower", "10")
+    assert bad.returncode == 2 and "--fail-slower needs --against" in bad.stderr
+
+
+# -- per-task export -------------------------------------------------------------------------
+
+
+def test_the_per_task_export_has_one_row_per_task_in_csv_and_json(tmp_path, puzzles):
+    import csv
+    import io
+
+    db = str(tmp_path / "r.sqlite")
+    run = ["compare", str(puzzles), "-b", "fast,fake_backends:Crash", "--db", db, "-q"]
+    assert cli(*run, "--warmup", "1", "--repeat", "2").returncode == 3
+    rows = json.loads(cli("report", "--db", db, "--format", "json", "--per-task").stdout)
+    table = list(
+        csv.DictReader(io.StringIO(cli("report", "--db", db, "-f", "csv", "--per-task").stdout))
+    )
+    assert len(rows) == len(table) == 2 * 2 * 3  # puzzles x backends x (warm-up + 2 samples)
+    assert [r["task_id"] for r in rows] == list(range(12))
+    assert [int(r["task_id"]) for r in table] == list(range(12))
+    assert sorted({r["sample"] for r in rows}) == [-1, 0, 1]
+    assert all(r["warm_up"] == (r["sample"] < 0) for r in rows)
+    fast = [r for r in rows if r["backend"] == "fast"]
+    assert {(r["puzzle_id"], r["status"], r["verdict"], r["consensus"]) for r in fast} == {
+        ("p.txt:1", "solved", "=1", "=1"),
+        ("p.txt:2", "solved", "=1", "=1"),
+    }
+    crashed = [r for r in table if r["backend"] == "fake_backends:Crash"]
+    assert {(r["status"], r["message"]) for r in crashed} == {
+        ("error", "RuntimeError: fake crash inside solve")
+    }
+    assert all(json.loads(r["stats"]) == row["stats"] for r, row in zip(table, rows, strict=True))
+    bad = cli("report", "--db", db, "--per-task")
+    assert bad.returncode == 2 and "--per-task goes with --format csv or json" in bad.stderr

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from sudokubench.cli.app import UsageFailure, app, emit_json
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
+from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.harness.store import Store
@@ -52,8 +54,9 @@ AllowErrorsOpt = Annotated[
 class _Reporter:
     """Live progress on stderr: a rich bar on a terminal, a plain line every few seconds else."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, jobs: int) -> None:
         self.quiet = quiet
+        self.jobs = jobs
         self.rich = sys.stderr.isatty() and not quiet
         self.bar = None
         self.task = None
@@ -65,6 +68,8 @@ class _Reporter:
         todo = total - done
         resumed = f", {done} already stored" if done else ""
         print(f"run {run_id}: {todo} tasks to run{resumed}", file=sys.stderr, flush=True)
+        if loaded := load_warning(load_average(), os.cpu_count(), self.jobs):
+            print(f"warning: {loaded}", file=sys.stderr, flush=True)
         if self.rich:
             from rich.console import Console
             from rich.progress import (
@@ -160,8 +165,16 @@ def compare(
         int, typer.Option("--repeat", min=1, help="Measured samples per puzzle and backend.")
     ] = 1,
     warmup: Annotated[
-        int, typer.Option("--warmup", min=0, help="Discarded warm-up runs per pair.")
+        int,
+        typer.Option("--warmup", min=0, help="Discarded warm-up runs per pair (stored, untimed)."),
     ] = 0,
+    no_warmup: Annotated[
+        bool,
+        typer.Option(
+            "--no-warmup",
+            help="Time every call, even each worker's first of each backend (no warm-up at all).",
+        ),
+    ] = False,
     box: Annotated[
         str | None, typer.Option("--box", metavar="RxC", help="Force the box shape, e.g. 2x3.")
     ] = None,
@@ -196,6 +209,8 @@ def compare(
     """
     if resume is not None and files:
         raise UsageFailure("--resume takes the files from the stored run: give no FILE")
+    if no_warmup and warmup:
+        raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
     try:
         args = CompareArgs(
             files=tuple(str(f.resolve()) for f in files or ()),
@@ -207,12 +222,13 @@ def compare(
             warmup=warmup,
             box=box,
             baseline=baseline,
+            warm_up=not no_warmup,
         )
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
-    reporter = _Reporter(quiet)
+    reporter = _Reporter(quiet, args.jobs)
     try:
         report = run_compare(
             args,
@@ -282,13 +298,41 @@ def report(
     ] = None,
     allow_errors: AllowErrorsOpt = False,
     par: ParOpt = 2.0,
+    per_task: Annotated[
+        bool, typer.Option("--per-task", help="With --format csv or json: one row per task.")
+    ] = False,
+    fail_slower: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-slower",
+            metavar="PCT",
+            min=0.0,
+            help="With --against: exit 4 when a backend got slower by more than PCT percent "
+            "(its whole 95% interval above).",
+        ),
+    ] = None,
 ) -> None:
     """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
-    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors)."""
-    from sudokubench.harness.report import FORMATS, build_report, plots, render, render_against
+    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors), 4 with --fail-slower
+    when a backend got slower than run OTHER."""
+    from sudokubench.harness.report import (
+        FORMATS,
+        build_report,
+        compare_runs,
+        plots,
+        render,
+        render_against,
+        slower_backends,
+    )
+    from sudokubench.harness.report.against import EXIT_SLOWER
+    from sudokubench.harness.report.render import TASK_FORMATS, render_tasks
 
+    if fail_slower is not None and against is None:
+        raise UsageFailure("--fail-slower needs --against OTHER: the run to compare with")
     if fmt not in FORMATS:
         raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if per_task and (fmt not in TASK_FORMATS or against is not None):
+        raise UsageFailure("--per-task goes with --format csv or json, without --against")
     if plot_kind not in plots.KINDS:
         raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(plots.KINDS)}")
     store = _open(db)
@@ -301,7 +345,12 @@ def report(
     finally:
         store.close()
     try:
-        text = render_against(old, built, fmt) if old else render(built, fmt, vs=vs)
+        if old is not None:
+            text = render_against(old, built, fmt)
+        elif per_task:
+            text = render_tasks(built, fmt)
+        else:
+            text = render(built, fmt, vs=vs)
         if plot is not None:
             if vs is not None or plot_kind == "scatter":
                 pair = vs or plots.default_pair(built)
@@ -319,7 +368,16 @@ def report(
         output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    if code := built.exit_code(allow_errors=allow_errors):
+    code = built.exit_code(allow_errors=allow_errors)
+    slower = [] if old is None or fail_slower is None else compare_runs(old, built)
+    if slower := slower_backends(slower, fail_slower or 0.0):
+        print(
+            f"sudokubench: slower than run {against} by more than {fail_slower:g}%: "
+            + ", ".join(slower),
+            file=sys.stderr,
+        )
+        code = code or EXIT_SLOWER
+    if code:
         raise typer.Exit(code)
 
 

@@ -15,9 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid
+from sudokubench.harness import noise
 from sudokubench.harness.plan import (
     CompareArgs,
     load_puzzles,
@@ -254,6 +256,7 @@ def _run(
     par: float,
 ) -> RunReport:
     """Run the tasks not stored yet, then build the report from the rows in memory."""
+    start = noise.snapshot()
     try:
         tasks = plan(args, puzzles)
         done = store.done_task_ids(run_id)
@@ -267,6 +270,7 @@ def _run(
     except KeyboardInterrupt:
         store.set_status(run_id, RunStatus.INTERRUPTED)
         raise Interrupted(run_id, store.path) from None
+    _record_noise(store, run_id, start, noise.snapshot())
     # The rows in memory are the rows stored: no need to read them back.
     rows = sorted(tracker.rows, key=lambda t: t.task_id)
     report = build_report(
@@ -276,9 +280,25 @@ def _run(
     return replace(report, run=store.run(run_id))
 
 
+def _record_noise(store: Store, run_id: int, start: dict[str, Any], end: dict[str, Any]) -> None:
+    """Add the machine's load and CPU frequency at the start and end of this session, and the
+    parent's CPU time against the wall time, to the run's machine description."""
+    machine = dict(store.run(run_id).machine)
+    machine["noise"] = {
+        "load_start": start["load"],
+        "load_end": end["load"],
+        "cpu_mhz_start": start["cpu_mhz"],
+        "cpu_mhz_end": end["cpu_mhz"],
+        "wall_s": round(end["clock_s"] - start["clock_s"], 3),
+        "parent_cpu_s": round(end["cpu_s"] - start["cpu_s"], 3),
+    }
+    store.set_machine(run_id, machine)
+
+
 def _local_pool(args: CompareArgs) -> Executor:
-    """The default executor: `args.jobs` local workers, the backends' modules preloaded."""
-    return LocalPool(jobs=args.jobs, preload=args.backends)
+    """The default executor: `args.jobs` local workers, the backends' modules preloaded, each
+    worker's first call of each backend a warm-up unless `args.warm_up` is off."""
+    return LocalPool(jobs=args.jobs, preload=args.backends, warm_up=args.warm_up)
 
 
 def _execute(

@@ -26,10 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from sudokubench.backend import Status
+from sudokubench.harness.noise import load_warning
 from sudokubench.harness.plan import CompareArgs
+from sudokubench.harness.pool.worker import CPU_KEY
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
 from sudokubench.harness.stats import (
     FINISHED,
+    NOISE_LIMIT,
     Pair,
     Ratio,
     TimeSummary,
@@ -51,6 +54,7 @@ __all__ = [
     "RunReport",
     "build_report",
     "format_seconds",
+    "noise_line",
 ]
 
 
@@ -366,10 +370,65 @@ def _cross_check_all(
     }
 
 
+#: Noisy pairs named in a warning, per backend (the per-task export has every sample).
+SHOWN_NOISY = 3
+
+
+def _noisy_pairs(pairs: dict[str, list[Pair]], summary: Sequence[BackendSummary]) -> list[str]:
+    """A warning per backend whose repeats vary by more than `NOISE_LIMIT` on some pairs."""
+    found = []
+    for s in summary:
+        spreads = [
+            (spread, p.puzzle_id)
+            for p in pairs.get(s.backend, [])
+            if p.finished and (spread := p.spread) is not None
+        ]
+        noisy = sorted((x for x in spreads if x[0] > NOISE_LIMIT), reverse=True)
+        if noisy:
+            worst = ", ".join(f"{pid} {spread:.0%}" for spread, pid in noisy[:SHOWN_NOISY])
+            found.append(
+                f"{s.backend}: {len(noisy)} of {len(spreads)} pairs noisy (repeats vary by more "
+                f"than {NOISE_LIMIT:.0%} IQR/median; worst: {worst})"
+            )
+    return found
+
+
+def noise_line(run: RunRow, tasks: Sequence[TaskRow]) -> str | None:
+    """What the machine and the run measured: load and CPU frequency at the start and end, the
+    workers' CPU time while solving against the wall time, and the parent's. None if unknown."""
+    measured = run.machine.get("noise")
+    if not measured:
+        return None
+
+    def change(key: str, fmt: str) -> str:
+        a, b = measured.get(f"{key}_start"), measured.get(f"{key}_end")
+        return "?" if a is None or b is None else f"{a:{fmt}} -> {b:{fmt}}"
+
+    parts = [
+        f"load {change('load', '.2f')} ({run.machine.get('cpu_count')} cores, "
+        f"--jobs {run.args.get('jobs')})",
+        f"CPU {change('cpu_mhz', '.0f')} MHz",
+    ]
+    timed = [t for t in tasks if CPU_KEY in t.stats]
+    wall = sum(t.wall_s for t in timed)
+    if wall > 0:
+        cpu = sum(float(t.stats[CPU_KEY]) for t in timed)
+        share = f"{cpu / wall:.0%}"
+        parts.append(
+            f"workers {format_seconds(cpu)} CPU in {format_seconds(wall)} solving ({share})"
+        )
+    parts.append(
+        f"parent {format_seconds(measured.get('parent_cpu_s'))} CPU in "
+        f"{format_seconds(measured.get('wall_s'))}"
+    )
+    return "machine: " + "; ".join(parts)
+
+
 def _warnings(
     store: Store,
     run: RunRow,
     args: CompareArgs,
+    pairs: dict[str, list[Pair]],
     summary: Sequence[BackendSummary],
     planned: int,
     stored: int,
@@ -378,8 +437,17 @@ def _warnings(
     warnings = []
     if jobs := jobs_warning(args.jobs):
         warnings.append(jobs)
+    measured = run.machine.get("noise", {})
+    loads = [measured.get("load_start")]
+    if measured.get("load_end") is not None:  # the run's own workers are in the end load
+        loads.append(measured["load_end"] - args.jobs)
+    load = max((x for x in loads if x is not None), default=None)
+    if loaded := load_warning(load, run.machine.get("cpu_count"), args.jobs):
+        warnings.append(loaded)
     for s in summary:
         warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
+    if args.repeat >= 3:
+        warnings.extend(_noisy_pairs(pairs, summary))
     if planned > stored:
         missing = f"{planned - stored} of {planned} tasks"
         if run.status == RunStatus.RUNNING:
@@ -446,7 +514,7 @@ def build_report(
                 par=par,
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
-    warnings = _warnings(store, run, args, summary, planned, len(tasks))
+    warnings = _warnings(store, run, args, pairs, summary, planned, len(tasks))
     return RunReport(
         run=run,
         puzzles=puzzles,

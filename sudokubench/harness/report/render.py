@@ -1,8 +1,6 @@
 """Rendering a report: a terminal table (rich), Markdown, CSV, JSON and a self-contained HTML
-page (tables plus the plots embedded as base64 PNG); `compare_runs(old, new)` and
-`render_against`: the change per backend between two runs, in the same formats.
-
-`render(report, fmt)` and `render_against(old, new, fmt)` pick the output by name (`FORMATS`).
+page (tables plus the plots embedded as base64 PNG). `render(report, fmt)` picks the output by
+name (`FORMATS`); two runs side by side are `against.py`.
 """
 
 from __future__ import annotations
@@ -12,32 +10,35 @@ import csv
 import html
 import io
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
+from sudokubench.harness.pool.worker import CPU_KEY
 from sudokubench.harness.report.model import (
     VIRTUAL_BEST,
     BackendSummary,
     RunReport,
     format_seconds,
+    noise_line,
 )
-from sudokubench.harness.stats import Pair, geometric_ratio
+from sudokubench.harness.stats import limited_status
 
 __all__ = [
     "FORMATS",
-    "compare_runs",
+    "TASK_FORMATS",
     "render",
-    "render_against",
     "render_csv",
     "render_html",
     "render_json",
     "render_markdown",
     "render_table",
+    "render_tasks",
 ]
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
+#: The formats of the per-task export (`render_tasks`).
+TASK_FORMATS = ("csv", "json")
 
 _COLUMNS = (
     "backend",
@@ -112,7 +113,9 @@ def _headline(report: RunReport) -> str:
         f"run {report.run.id} ({report.run.status}, started {report.run.started}): "
         f"{len(report.puzzles)} puzzles x {len(report.backends)} backends, "
         f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
-        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}, jobs {args.get('jobs')}"
+        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
+        f"{' + first call per worker' if args.get('warm_up', True) else ''}, "
+        f"jobs {args.get('jobs')}"
     )
 
 
@@ -178,7 +181,9 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
     out = io.StringIO()
     console = Console(file=out, width=width or 160, force_terminal=False, highlight=False)
-    console.print(_headline(report))
+    console.print(_headline(report), soft_wrap=True, markup=False)
+    if machine := noise_line(report.run, report.tasks):
+        console.print(machine, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
     for i, name in enumerate(_columns(report)):
         table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
@@ -219,6 +224,8 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
     lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
+    if machine := noise_line(report.run, report.tasks):
+        lines += [machine, ""]
     lines += _md_table(_columns(report), _summary_rows(report, report.summary))
     for name, rows in report.collections.items():
         lines += ["", f"## {name}", ""]
@@ -326,88 +333,61 @@ def render(report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None) ->
     raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
-# -- two runs --------------------------------------------------------------------------------
+# -- one row per task ------------------------------------------------------------------------
 
 
-def compare_runs(old: RunReport, new: RunReport) -> list[dict[str, Any]]:
-    """Per backend in both runs: finished counts, medians, and the geometric-mean time ratio
-    new/old over the puzzles (same puzzle text) both runs finished."""
+def task_rows(report: RunReport) -> list[dict[str, Any]]:
+    """Every stored task as flat data, in task order: what it ran, its status under the strict
+    limit (`over_limit` when the answer came after the timeout), its answer and check, its
+    times (`cpu_s`: the worker's CPU time in the call, when measured) and the puzzle's
+    consensus."""
+    collection_of = report.collection_of
     rows = []
-    old_summary = {s.backend: s for s in old.summary}
-    for s in new.summary:
-        before = old_summary.get(s.backend)
-        if before is None:
-            continue
-        text_old = {p.puzzle_id: p.puzzle for p in old.puzzles}
-        text_new = {p.puzzle_id: p.puzzle for p in new.puzzles}
-        old_pairs = [
-            Pair(text_old[p.puzzle_id], p.backend, p.status, p.times, p.effort)
-            for p in old.pairs.get(s.backend, [])
-        ]
-        new_pairs = [
-            Pair(text_new[p.puzzle_id], p.backend, p.status, p.times, p.effort)
-            for p in new.pairs.get(s.backend, [])
-        ]
-        ratio = geometric_ratio(new_pairs, old_pairs)
+    for t in report.tasks:
+        status = limited_status(t.status, t.wall_s, t.timeout)
+        verdict = report.verdicts.get(t.puzzle_id)
         rows.append(
             {
-                "backend": s.backend,
-                "finished_old": before.solved + before.unsatisfiable,
-                "finished_new": s.solved + s.unsatisfiable,
-                "wrong_old": before.wrong,
-                "wrong_new": s.wrong,
-                "median_old_s": before.times.median_s,
-                "median_new_s": s.times.median_s,
-                "ratio": ratio.value if ratio else None,
-                "ratio_low": ratio.low if ratio else None,
-                "ratio_high": ratio.high if ratio else None,
-                "ratio_puzzles": ratio.puzzles if ratio else 0,
+                "run_id": report.run.id,
+                "task_id": t.task_id,
+                "puzzle_id": t.puzzle_id,
+                "collection": collection_of.get(t.puzzle_id),
+                "puzzle": t.puzzle,
+                "backend": t.backend,
+                "sample": t.sample,
+                "warm_up": t.sample < 0,
+                "status": str(status),
+                "over_limit": status != t.status or t.message.startswith("answered after"),
+                "count": t.count,
+                "exhaustive": t.exhaustive,
+                "verdict": t.verdict,
+                "valid": t.valid,
+                "problem": t.problem,
+                "consensus": verdict.consensus if verdict else None,
+                "time_s": t.wall_s,
+                "encode_s": t.encode_s,
+                "solve_s": t.solve_s,
+                "cpu_s": t.stats.get(CPU_KEY),
+                "limit": t.limit,
+                "timeout": t.timeout,
+                "message": t.message,
+                "stats": {k: v for k, v in t.stats.items() if k != CPU_KEY},
             }
         )
     return rows
 
 
-def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
-    """The change per backend from run `old` to run `new`."""
-    rows = compare_runs(old, new)
+def render_tasks(report: RunReport, fmt: str) -> str:
+    """One row per task (`task_rows`) as CSV (stats as a JSON cell) or a JSON list."""
+    rows = task_rows(report)
     if fmt == "json":
-        return json.dumps({"run_id": new.run.id, "against": old.run.id, "backends": rows}, indent=2)
-    header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
-    cells = []
-    for r in rows:
-        ratio = r["ratio"]
-        ratio_text = (
-            "-"
-            if ratio is None or not math.isfinite(ratio)
-            else f"{ratio:.2f}x [{r['ratio_low']:.2f}-{r['ratio_high']:.2f}] n={r['ratio_puzzles']}"
-        )
-        cells.append(
-            [
-                r["backend"],
-                f"{r['finished_old']} -> {r['finished_new']}",
-                f"{r['wrong_old']} -> {r['wrong_new']}",
-                f"{format_seconds(r['median_old_s'])} -> {format_seconds(r['median_new_s'])}",
-                ratio_text,
-            ]
-        )
-    title = f"run {new.run.id} against run {old.run.id}"
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(
-            out, fieldnames=list(rows[0]) if rows else ["backend"], lineterminator="\n"
-        )
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue()
-    if fmt == "markdown":
-        return "\n".join([f"# {title}", "", *_md_table(header, cells), ""])
-    if fmt == "html":
-        return (
-            f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"{_html_table(header, cells)}</body></html>"
-        )
-    width = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
-    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, width, strict=True))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, width, strict=True)) for row in cells]
-    return "\n".join(lines) + "\n"
+        return json.dumps(rows, indent=1)
+    if fmt != "csv":
+        raise ArgumentError(f"the per-task export is {' or '.join(TASK_FORMATS)}, not {fmt!r}")
+    out = io.StringIO()
+    fields = list(rows[0]) if rows else ["run_id", "task_id"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "stats": json.dumps(row["stats"], sort_keys=True)})
+    return out.getvalue()
