@@ -275,17 +275,14 @@ def test_against_refuses_runs_with_nothing_in_common(tmp_path, puzzles):
     )
 
 
-def test_fail_slower_fails_a_run_made_slower_by_a_plugin_that_sleeps(tmp_path):
+def test_fail_slower_fails_a_run_made_slower_by_a_plugin_that_sleeps(tmp_path, monkeypatch):
     path = tmp_path / "p.txt"
     path.write_text(f"{TELEGRAM}\n{EASY}\n{TELEGRAM}\n{EASY}\n", encoding="utf-8")
     db = str(tmp_path / "r.sqlite")
     args = ["compare", str(path), "-b", "fake_backends:Sleepy", "--db", db, "-q"]
     assert cli(*args).returncode == 0
-    os.environ["SUDOKUBENCH_TEST_SLEEP"] = "0.2"
-    try:
-        assert cli(*args).returncode == 0
-    finally:
-        del os.environ["SUDOKUBENCH_TEST_SLEEP"]
+    monkeypatch.setenv("SUDOKUBENCH_TEST_SLEEP", "0.2")  # the workers inherit it
+    assert cli(*args).returncode == 0
     done = cli("report", "2", "--against", "1", "--db", db, "--fail-slower", "10")
     assert done.returncode == 4, done.stdout + done.stderr
     assert "slower than run 1 by more than 10%: fake_backends:Sleepy" in done.stderr
@@ -314,6 +311,7 @@ def test_the_per_task_export_has_one_row_per_task_in_csv_and_json(tmp_path, puzz
     assert sorted({r["sample"] for r in rows}) == [-1, 0, 1]
     assert all(r["warm_up"] == (r["sample"] < 0) for r in rows)
     fast = [r for r in rows if r["backend"] == "fast"]
+    assert all((r["pair_spread"] is None) == (r["sample"] < 0) for r in fast)
     assert {(r["puzzle_id"], r["status"], r["verdict"], r["consensus"]) for r in fast} == {
         ("p.txt:1", "solved", "=1", "=1"),
         ("p.txt:2", "solved", "=1", "=1"),

@@ -114,7 +114,7 @@ def _headline(report: RunReport) -> str:
         f"{len(report.puzzles)} puzzles x {len(report.backends)} backends, "
         f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
         f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
-        f"{' + first call per worker' if args.get('warm_up', True) else ''}, "
+        f"{' + first call per worker' if args.get('warm_up') else ''}, "
         f"jobs {args.get('jobs')}"
     )
 
@@ -339,9 +339,14 @@ def render(report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None) ->
 def task_rows(report: RunReport) -> list[dict[str, Any]]:
     """Every stored task as flat data, in task order: what it ran, its status under the strict
     limit (`over_limit` when the answer came after the timeout), its answer and check, its
-    times (`cpu_s`: the worker's CPU time in the call, when measured) and the puzzle's
-    consensus."""
+    times (`cpu_s`: the worker's CPU time in the call, when measured), the spread of its
+    pair's repeats (IQR/median, with two samples or more) and the puzzle's consensus."""
     collection_of = report.collection_of
+    spreads = {
+        (p.backend, p.puzzle_id): p.spread
+        for backend in report.backends
+        for p in report.pairs.get(backend, [])
+    }
     rows = []
     for t in report.tasks:
         status = limited_status(t.status, t.wall_s, t.timeout)
@@ -368,6 +373,7 @@ def task_rows(report: RunReport) -> list[dict[str, Any]]:
                 "encode_s": t.encode_s,
                 "solve_s": t.solve_s,
                 "cpu_s": t.stats.get(CPU_KEY),
+                "pair_spread": spreads.get((t.backend, t.puzzle_id)) if t.sample >= 0 else None,
                 "limit": t.limit,
                 "timeout": t.timeout,
                 "message": t.message,
