@@ -1,4 +1,5 @@
-"""Reports of a stored run: `model.py` builds the report (`build_report`), `render.py` writes
+"""Reports of a stored run: `model.py` builds the report (`build_report`; `caveats.py` its
+failures, noise and warnings), `render.py` writes
 it as text, Markdown, CSV, JSON or HTML, `against.py` compares two runs, `plots.py` draws it
 (matplotlib, imported only when a plot is asked for). Re-exports only."""
 

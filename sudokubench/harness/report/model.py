@@ -20,29 +20,30 @@ is never reported as a clean one (`RunReport.exit_code`, the codes of `verify.ex
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.noise import load_warning
 from sudokubench.harness.plan import CompareArgs
-from sudokubench.harness.pool.worker import CPU_KEY
-from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
+from sudokubench.harness.records import PuzzleRow, RunRow, TaskRow
+from sudokubench.harness.report.caveats import (
+    Failures,
+    failures_of,
+    format_seconds,
+    run_warnings,
+)
 from sudokubench.harness.stats import (
     FINISHED,
-    NOISE_LIMIT,
     Pair,
     Ratio,
     TimeSummary,
     effort_of,
     geometric_ratio,
-    jobs_warning,
     limited_status,
     par_score,
     summarize_times,
-    warnings_for,
 )
 from sudokubench.harness.store import Store
 from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check, exit_code
@@ -54,23 +55,11 @@ __all__ = [
     "RunReport",
     "build_report",
     "format_seconds",
-    "noise_line",
 ]
 
 
 #: The name of the virtual best solver's row and curve.
 VIRTUAL_BEST = "virtual best"
-
-
-def format_seconds(value: float | None) -> str:
-    """A duration for people: `850 µs`, `12.3 ms`, `1.20 s`; `-` for none."""
-    if value is None:
-        return "-"
-    if value < 1e-3:
-        return f"{value * 1e6:.0f} µs"
-    if value < 1:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value:.3g} s"
 
 
 @dataclass(frozen=True)
@@ -111,28 +100,6 @@ class BackendSummary:
         data["ratio_high"] = ratio.high if ratio else None
         data["ratio_puzzles"] = ratio.puzzles if ratio else 0
         return data
-
-
-class Failures(NamedTuple):
-    """The tasks of one backend that gave no answer: errors, timeouts, and the distinct error
-    messages with their counts, most frequent first."""
-
-    errors: int
-    timeouts: int
-    messages: tuple[tuple[str, int], ...]
-
-
-def _failures(backends: Sequence[str], tasks: Sequence[TaskRow]) -> dict[str, Failures]:
-    errors: dict[str, Counter[str]] = {b: Counter() for b in backends}
-    timeouts: Counter[str] = Counter()
-    for t in tasks:
-        if t.status == Status.ERROR:
-            errors.setdefault(t.backend, Counter())[t.message or "(no message)"] += 1
-        elif t.status == Status.TIMEOUT:
-            timeouts[t.backend] += 1
-    return {
-        b: Failures(sum(c.values()), timeouts[b], tuple(c.most_common())) for b, c in errors.items()
-    }
 
 
 @dataclass(frozen=True)
@@ -370,100 +337,6 @@ def _cross_check_all(
     }
 
 
-#: Noisy pairs named in a warning, per backend (the per-task export has every sample).
-SHOWN_NOISY = 3
-
-
-def _noisy_pairs(pairs: dict[str, list[Pair]], summary: Sequence[BackendSummary]) -> list[str]:
-    """A warning per backend whose repeats vary by more than `NOISE_LIMIT` on some pairs."""
-    found = []
-    for s in summary:
-        spreads = [
-            (spread, p.puzzle_id)
-            for p in pairs.get(s.backend, [])
-            if p.finished and (spread := p.spread) is not None
-        ]
-        noisy = sorted((x for x in spreads if x[0] > NOISE_LIMIT), reverse=True)
-        if noisy:
-            worst = ", ".join(f"{pid} {spread:.0%}" for spread, pid in noisy[:SHOWN_NOISY])
-            found.append(
-                f"{s.backend}: {len(noisy)} of {len(spreads)} pairs noisy (repeats vary by more "
-                f"than {NOISE_LIMIT:.0%} IQR/median; worst: {worst})"
-            )
-    return found
-
-
-def noise_line(run: RunRow, tasks: Sequence[TaskRow]) -> str | None:
-    """What the machine and the run measured: load and CPU frequency at the start and end, the
-    workers' CPU time while solving against the wall time, and the parent's. None if unknown."""
-    measured = run.machine.get("noise")
-    if not measured:
-        return None
-
-    def change(key: str, fmt: str) -> str:
-        a, b = measured.get(f"{key}_start"), measured.get(f"{key}_end")
-        return "?" if a is None or b is None else f"{a:{fmt}} -> {b:{fmt}}"
-
-    parts = [
-        f"load {change('load', '.2f')} ({run.machine.get('cpu_count')} cores, "
-        f"--jobs {run.args.get('jobs')})",
-        f"CPU {change('cpu_mhz', '.0f')} MHz",
-    ]
-    timed = [t for t in tasks if CPU_KEY in t.stats]
-    wall = sum(t.wall_s for t in timed)
-    if wall > 0:
-        cpu = sum(float(t.stats[CPU_KEY]) for t in timed)
-        share = f"{cpu / wall:.0%}"
-        parts.append(
-            f"workers {format_seconds(cpu)} CPU in {format_seconds(wall)} solving ({share})"
-        )
-    parts.append(
-        f"parent {format_seconds(measured.get('parent_cpu_s'))} CPU in "
-        f"{format_seconds(measured.get('wall_s'))}"
-    )
-    return "machine: " + "; ".join(parts)
-
-
-def _warnings(
-    store: Store,
-    run: RunRow,
-    args: CompareArgs,
-    pairs: dict[str, list[Pair]],
-    summary: Sequence[BackendSummary],
-    planned: int,
-    stored: int,
-) -> tuple[str, ...]:
-    """What to do about the run's numbers, and about tasks it is missing."""
-    warnings = []
-    if jobs := jobs_warning(args.jobs):
-        warnings.append(jobs)
-    measured = run.machine.get("noise", {})
-    loads = [measured.get("load_start")]
-    if measured.get("load_end") is not None:  # the run's own workers are in the end load
-        loads.append(measured["load_end"] - args.jobs)
-    load = max((x for x in loads if x is not None), default=None)
-    if loaded := load_warning(load, run.machine.get("cpu_count"), args.jobs):
-        warnings.append(loaded)
-    for s in summary:
-        warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
-    if args.repeat >= 3:
-        warnings.extend(_noisy_pairs(pairs, summary))
-    if planned > stored:
-        missing = f"{planned - stored} of {planned} tasks"
-        if run.status == RunStatus.RUNNING:
-            warnings.append(
-                f"run {run.id} is still running (or its compare was killed): {missing} are not "
-                f"stored yet; if no compare runs it, complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
-        else:
-            warnings.append(
-                f"run {run.id} is {run.status} with {missing} missing: complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
-    return tuple(warnings)
-
-
 def build_report(
     store: Store,
     run_id: int | None = None,
@@ -514,7 +387,7 @@ def build_report(
                 par=par,
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
-    warnings = _warnings(store, run, args, pairs, summary, planned, len(tasks))
+    warnings = run_warnings(store, run, args, pairs, summary, planned, len(tasks))
     return RunReport(
         run=run,
         puzzles=puzzles,
@@ -528,7 +401,7 @@ def build_report(
         warnings=warnings,
         planned=planned,
         collection_of=collection_of,
-        failures=_failures(backends, tasks),
+        failures=failures_of(backends, tasks),
         par=par,
         virtual_best=virtual_best,
     )

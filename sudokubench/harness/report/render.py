@@ -15,12 +15,12 @@ from typing import Any
 
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import (
     VIRTUAL_BEST,
     BackendSummary,
     RunReport,
     format_seconds,
-    noise_line,
 )
 from sudokubench.harness.stats import limited_status
 
