@@ -10,6 +10,10 @@ Each one breaks the contract in one way a real solver might, so the harness must
   enough, its units (the checker must flag it).
 - `WrongCount`: claims an exhaustive count one less than the truth (the vote must flag it).
 - `SlowHonest`: sleeps 0.2 s and then answers correctly (for kill-and-resume tests).
+- `LateHonest`: answers correctly 0.3 s after its timeout, before the kill grace ends.
+- `SlowFirstCall`: honest, but its first call in a process takes 1 s longer (a warm-up cost).
+- `Sleepy`: honest after sleeping `SUDOKUBENCH_TEST_SLEEP` seconds (a run made slower).
+- `Sleepy`: honest after sleeping `SUDOKUBENCH_TEST_SLEEP` seconds (a run made slower).
 - `DieOn4x4`, `HangOn4x4`: honest, but a 4x4 puzzle ends the process or never returns (so a
   worker dies or is killed right after quick answers it may not have sent yet).
 - `solve_function`: a plain function puzzle -> solution, as users may pass one.
@@ -176,4 +180,47 @@ class HangOn4x4(Fake):
         """The true answer, or sleep until killed on a 4x4 grid."""
         while puzzle.n == 4:
             time.sleep(3600)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class LateHonest(Fake):
+    """Honest, but answers 0.3 s after its timeout (a backend that overruns its limit yet
+    returns before the harness's kill grace is over)."""
+
+    name = "fake_backends:LateHonest"
+    overrun = 0.3
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, `overrun` seconds after the timeout (at once without one)."""
+        start = time.perf_counter()
+        truth = honest(puzzle, limit)
+        if timeout is not None:
+            time.sleep(max(0.0, start + timeout + self.overrun - time.perf_counter()))
+        return dataclasses.replace(truth, backend=self.name)
+
+
+class SlowFirstCall(Fake):
+    """Honest; its first call in a process sleeps 1 s first (imports, caches, a JIT)."""
+
+    name = "fake_backends:SlowFirstCall"
+    first = 1.0
+    called = False
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, 1 s late on the first call."""
+        if not SlowFirstCall.called:
+            SlowFirstCall.called = True
+            time.sleep(self.first)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class Sleepy(Fake):
+    """Honest, after sleeping `SUDOKUBENCH_TEST_SLEEP` seconds (0 when unset): the same backend
+    made slower from one run to the next."""
+
+    name = "fake_backends:Sleepy"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, after the sleep."""
+        time.sleep(float(os.environ.get("SUDOKUBENCH_TEST_SLEEP", "0")))
         return dataclasses.replace(honest(puzzle, limit), backend=self.name)

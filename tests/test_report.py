@@ -247,3 +247,15 @@ def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):
         assert render(report, fmt)
     save(cactus(report), tmp_path / "c.png")
     save(distributions(report), tmp_path / "d.png")
+
+
+def test_a_stored_answer_after_the_limit_counts_as_a_timeout(store):
+    # rows stored by an older compare keep their status: the report applies the limit (10 s)
+    report = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 10.5)}))
+    a, b = report.summary
+    assert (b.solved, b.timeout, b.times.timed, b.times.max_s) == (1, 1, 1, pytest.approx(0.02))
+    assert b.par_s == pytest.approx((0.02 + 20.0) / 2)
+    best = report.virtual_best
+    assert (best.solved, best.timeout, best.times.max_s) == (2, 0, pytest.approx(0.03))
+    assert best.par_s == pytest.approx(a.par_s)
+    assert "virtual best" in render(report, "table") and "PAR-2" in render(report, "markdown")

@@ -37,7 +37,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sudokubench.backend import Backend, SolveResult
+from sudokubench.backend import Backend, SolveResult, Status
 from sudokubench.catalog import ARGUMENT_ID, resolve_input
 from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord
@@ -237,9 +237,14 @@ def resolve_backends(spec: str) -> list[Backend]:
 def run_backend(
     backend: Backend, puzzle: Grid, *, limit: int = 1, timeout: float | None = None
 ) -> tuple[SolveResult, float]:
-    """Solve and time one puzzle: (result, wall seconds around the call)."""
+    """Solve and time one puzzle: (result, wall seconds around the call). A plug-in that raises
+    gives an ERROR result naming the exception, as it would inside `compare`."""
     start = time.perf_counter()
-    result = backend.solve(puzzle, limit=limit, timeout=timeout)
+    try:
+        result = backend.solve(puzzle, limit=limit, timeout=timeout)
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        result = SolveResult(backend.name, Status.ERROR, message=message)
     return result, time.perf_counter() - start
 
 

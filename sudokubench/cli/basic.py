@@ -1,8 +1,9 @@
 """The everyday commands: solve, count, check, show, backends.
 
 Every command takes PUZZLE|FILE|- (see `read_input` in `cli/app.py`) and `--box RxC`.
-Exit codes: 0 ok; 1 no solution (solve), not valid (check) or backends that disagree
-(`count --backend all`); 2 bad usage or unreadable input.
+Exit codes: 0 ok; 1 no solution (solve), not valid (check), a wrong answer or backends that
+disagree (`count --backend all`); 2 bad usage or unreadable input; 3 a backend ended in ERROR
+and nothing was wrong (`solve`, `count`; 0 for `count --allow-errors`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable
 from typing import Annotated
 
@@ -102,13 +104,17 @@ def solve(
     """Solve puzzles; with --all or --limit N print each solution as `Solution #k`.
 
     Every solution is checked with the independent checker. Exit code 1 when a puzzle has no
-    solution or the backend returned a wrong one (the reason goes to stderr).
+    solution or the backend returned a wrong one, 3 when the backend failed (ERROR) and
+    nothing was wrong (the reason goes to stderr).
     """
     if all_solutions and limit is not None:
         raise UsageFailure("--all and --limit exclude each other")
     limit = ALL if all_solutions else (limit or 1)
+    from sudokubench.harness.verify import EXIT_ERRORS, EXIT_WRONG
+
     solver = resolve_backend(backend)
     failed = False
+    errors = 0
     for record in read_input(puzzle, box):
         result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
         if output is OutputFormat.json:
@@ -121,8 +127,11 @@ def solve(
         else:
             header = record.id != ARGUMENT_ID
             _print_solutions(record.id, result, limit, FORMATS[output.value], header=header)
-        if not result.solutions:
+        if result.status is Status.ERROR:
+            errors += 1
+        elif not result.solutions:
             failed = True
+        if not result.solutions:
             print(
                 f"sudokubench: {record.id}: {_no_solution_reason(record.puzzle, result)}",
                 file=sys.stderr,
@@ -136,7 +145,9 @@ def solve(
                     file=sys.stderr,
                 )
     if failed:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_WRONG)
+    if errors:
+        raise typer.Exit(EXIT_ERRORS)
 
 
 def _print_solutions(
@@ -184,16 +195,22 @@ def count(
             help="Estimate the count by random probes (Knuth; native), for --timeout s (10).",
         ),
     ] = False,
+    allow_errors: Annotated[
+        bool,
+        typer.Option("--allow-errors", help="Exit 0 rather than 3 when a backend failed."),
+    ] = False,
 ) -> None:
     """Count solutions up to --limit; exact when the search finished (`exhaustive`).
 
     Answers are checked (every solution with the independent checker, against the file's
     expected count and solution when it has them); with `--backend a,b` or `all` every
     backend counts (10 s each unless --timeout says otherwise) and the counts are
-    cross-checked. Exit code 1 on a wrong answer or a disagreement. `--all` and `--estimate`
-    count with the `native` backend: every solution without keeping them, or an estimate.
+    cross-checked. Exit code 1 on a wrong answer or a disagreement, 3 when a backend ended in
+    ERROR and nothing was wrong (0 with --allow-errors); a timeout is an answer (`?`, `>=n`).
+    `--all` and `--estimate` count with the `native` backend: every solution without keeping
+    them, or an estimate.
     """
-    from sudokubench.harness.verify import agree, check_result, expected_voice
+    from sudokubench.harness.verify import agree, check_result, exit_code, expected_voice
 
     if every or estimate:
         from sudokubench.cli.native import count_natively
@@ -210,11 +227,14 @@ def count(
     if len(solvers) > 1 and timeout is None:
         timeout = SIDE_BY_SIDE_TIMEOUT  # one slow backend must not hold up the others forever
     disagreed = False
+    errors: Counter[str] = Counter()
     for record in read_input(puzzle, box, progress="count"):
         rows = []
         for solver in solvers:
             result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
             rows.append((result, seconds))
+            if result.status is Status.ERROR:
+                errors[result.backend] += 1
             if as_json:
                 emit_json(result_json(result, seconds, id=record.id))
         voices = [check_result(r.backend, record.puzzle, r, limit) for r, _ in rows]
@@ -241,10 +261,13 @@ def count(
         else:
             for problem in verdict.problems:
                 print(f"  DISAGREE: {problem.message}")
-    if disagreed:
-        if as_json:
-            print("sudokubench: the answers disagree", file=sys.stderr)
-        raise typer.Exit(1)
+    if disagreed and as_json:
+        print("sudokubench: the answers disagree", file=sys.stderr)
+    if errors:
+        per = ", ".join(f"{name} {n}" for name, n in errors.items())
+        print(f"sudokubench: {errors.total()} answers were errors ({per})", file=sys.stderr)
+    if code := exit_code(wrong=disagreed, errors=errors.total(), allow_errors=allow_errors):
+        raise typer.Exit(code)
 
 
 @app.command()

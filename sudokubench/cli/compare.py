@@ -2,7 +2,8 @@
 
 - `compare [PUZZLE|FILE|-...]` runs every (puzzle, backend) pair (see `sudokubench.harness`),
   shows a progress bar with an ETA on stderr when it is a terminal, prints the report, and
-  exits 1 when an answer is wrong or backends disagree. Inputs are read as every command
+  exits 1 when an answer is wrong or backends disagree, 3 when nothing is wrong but some task
+  ended in ERROR (0 with `--allow-errors`). Inputs are read as every command
   reads them (`sudokubench.catalog`): files, collections by name with subsets, stdin, puzzle
   strings.
   With none it runs the built-in showcase over every available backend with a
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,6 +28,7 @@ from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
+from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.harness.store import Store
@@ -35,19 +38,39 @@ DbOpt = Annotated[
     typer.Option("--db", help="The results database (SQLite).", show_default=True),
 ]
 DEFAULT_DB = Path("sudokubench.sqlite")
+ParOpt = Annotated[
+    float,
+    typer.Option(
+        "--par",
+        metavar="K",
+        min=1.0,
+        help="The penalty factor of the PAR score: an unsolved puzzle counts K x the timeout.",
+    ),
+]
+AllowErrorsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-errors", help="Exit 0 rather than 3 when tasks ended in ERROR but none is wrong."
+    ),
+]
 
 
 class _Reporter:
     """Live progress on stderr with an ETA and the counts so far, on a terminal only (a pipe
     or a log stays quiet: see `cli/progress.py`)."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, jobs: int) -> None:
         self.quiet = quiet
+        self.jobs = jobs
         self.ticker: Ticker | None = None
         self.last = 0.0
 
     def start(self, run_id: int, total: int, done: int) -> None:
         self.ticker = Ticker(f"run {run_id}", total - done, quiet=self.quiet)
+        if self.quiet:
+            return
+        if loaded := load_warning(load_average(), os.cpu_count(), self.jobs):
+            print(f"warning: {loaded}", file=sys.stderr, flush=True)
 
     @staticmethod
     def _counts(p: Progress) -> str:
@@ -106,8 +129,16 @@ def compare(
         int, typer.Option("--repeat", min=1, help="Measured samples per puzzle and backend.")
     ] = 1,
     warmup: Annotated[
-        int, typer.Option("--warmup", min=0, help="Discarded warm-up runs per pair.")
+        int,
+        typer.Option("--warmup", min=0, help="Discarded warm-up runs per pair (stored, untimed)."),
     ] = 0,
+    no_warmup: Annotated[
+        bool,
+        typer.Option(
+            "--no-warmup",
+            help="Time every call, even each worker's first of each backend (no warm-up at all).",
+        ),
+    ] = False,
     box: Annotated[
         str | None, typer.Option("--box", metavar="RxC", help="Force the box shape, e.g. 2x3.")
     ] = None,
@@ -131,13 +162,19 @@ def compare(
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    allow_errors: AllowErrorsOpt = False,
+    par: ParOpt = 2.0,
 ) -> None:
     """Run every puzzle through every backend; check, cross-check, time and store the answers.
 
-    Exit code 1 when an answer is wrong or backends disagree, 2 for bad input, 130 on Ctrl-C.
+    Exit code 0 when every task answered (timeouts allowed) and all agree; 1 when an answer is
+    wrong or backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad
+    input; 130 on Ctrl-C.
     """
     if resume is not None and files:
         raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
+    if no_warmup and warmup:
+        raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
     try:
         args = CompareArgs(
             files=tuple(files or ()),
@@ -149,15 +186,21 @@ def compare(
             warmup=warmup,
             box=box,
             baseline=baseline,
+            warm_up=not no_warmup,
         )
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
-    reporter = _Reporter(quiet)
+    reporter = _Reporter(quiet, args.jobs)
     try:
         report = run_compare(
-            args, db=db, resume=resume, progress=reporter.update, on_start=reporter.start
+            args,
+            db=db,
+            resume=resume,
+            progress=reporter.update,
+            on_start=reporter.start,
+            par=par,
         )
     except Interrupted as stop:
         reporter.stop()
@@ -176,8 +219,8 @@ def compare(
     else:
         sys.stdout.write(render(report, "table", width=terminal_width()))
         print(f"stored as run {report.run.id} in {db}")
-    if not report.ok:
-        raise typer.Exit(1)
+    if code := report.exit_code(allow_errors=allow_errors):
+        raise typer.Exit(code)
 
 
 def _open(db: Path) -> Store:
@@ -217,27 +260,59 @@ def report(
         int | None,
         typer.Option("--against", metavar="OTHER", help="Show the change from run OTHER."),
     ] = None,
+    allow_errors: AllowErrorsOpt = False,
+    par: ParOpt = 2.0,
+    per_task: Annotated[
+        bool, typer.Option("--per-task", help="With --format csv or json: one row per task.")
+    ] = False,
+    fail_slower: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-slower",
+            metavar="PCT",
+            min=0.0,
+            help="With --against: exit 4 when a backend got slower by more than PCT percent "
+            "(its whole 95% interval above).",
+        ),
+    ] = None,
 ) -> None:
     """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
-    disagreement."""
-    from sudokubench.harness.report import FORMATS, build_report, plots, render, render_against
+    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors), 4 with --fail-slower
+    when a backend got slower than run OTHER."""
+    from sudokubench.harness.report import (
+        FORMATS,
+        build_report,
+        compare_runs,
+        plots,
+        render,
+        render_against,
+        slower_backends,
+    )
+    from sudokubench.harness.report.against import EXIT_SLOWER
+    from sudokubench.harness.report.render import TASK_FORMATS, render_tasks
 
+    if fail_slower is not None and against is None:
+        raise UsageFailure("--fail-slower needs --against OTHER: the run to compare with")
     if fmt not in FORMATS:
         raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if per_task and (fmt not in TASK_FORMATS or against is not None):
+        raise UsageFailure("--per-task goes with --format csv or json, without --against")
     if plot_kind not in plots.KINDS:
         raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(plots.KINDS)}")
     store = _open(db)
     try:
         try:
-            built = build_report(store, run)
-            old = build_report(store, against) if against is not None else None
+            built = build_report(store, run, par=par)
+            old = build_report(store, against, par=par) if against is not None else None
         except StoreError as exc:
             raise UsageFailure(str(exc)) from None
     finally:
         store.close()
     try:
-        if old:
+        if old is not None:
             text = render_against(old, built, fmt)
+        elif per_task:
+            text = render_tasks(built, fmt)
         else:
             text = render(built, fmt, vs=vs, width=terminal_width())
         if plot is not None:
@@ -257,8 +332,17 @@ def report(
         output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    if not built.ok and old is None:
-        raise typer.Exit(1)
+    code = built.exit_code(allow_errors=allow_errors)
+    slower = [] if old is None or fail_slower is None else compare_runs(old, built)
+    if slower := slower_backends(slower, fail_slower or 0.0):
+        print(
+            f"sudokubench: slower than run {against} by more than {fail_slower:g}%: "
+            + ", ".join(slower),
+            file=sys.stderr,
+        )
+        code = code or EXIT_SLOWER
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

@@ -66,6 +66,7 @@ class CompareArgs:
     warmup: int = 0
     box: str | None = None
     baseline: str | None = None
+    warm_up: bool = True  # each worker's first call of each backend is untimed
 
     def __post_init__(self) -> None:
         if self.timeout is None:

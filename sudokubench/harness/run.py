@@ -15,9 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid
+from sudokubench.harness import noise
 from sudokubench.harness.plan import (
     CompareArgs,
     load_puzzles,
@@ -29,6 +31,7 @@ from sudokubench.harness.plan import (
 from sudokubench.harness.pool import Executor, LocalPool, Outcome, Task
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
+from sudokubench.harness.stats import limited_status
 from sudokubench.harness.store import Store
 from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
@@ -38,8 +41,13 @@ __all__ = ["Interrupted", "Progress", "compare", "to_row"]
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
     """A worker's outcome as a row to store, with the check of the answer on its own
     (`is_solution`, counts): the one the worker made, else made here on `puzzle` (needed
-    only then)."""
+    only then). An answer that came after the limit is stored as TIMEOUT with its raw time
+    and its answer (`stats.limited_status`)."""
     task = outcome.task
+    status = limited_status(outcome.status, outcome.wall_s, task.timeout)
+    message = outcome.message
+    if status != outcome.status:
+        message = f"answered after {outcome.wall_s:.3g} s, over the {task.timeout:g} s limit"
     if outcome.checked:
         verdict, problem, solutions = outcome.verdict, outcome.problem, outcome.solutions
     else:
@@ -56,7 +64,7 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         limit=task.limit,
         timeout=task.timeout,
         sample=task.sample,
-        status=outcome.status,
+        status=status,
         count=outcome.count,
         exhaustive=outcome.exhaustive,
         solutions=solutions,
@@ -64,7 +72,7 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         solve_s=outcome.solve_s,
         wall_s=outcome.wall_s,
         stats=dict(outcome.stats),
-        message=outcome.message,
+        message=message,
         verdict=verdict,
         valid=problem is None,
         problem=problem,
@@ -148,8 +156,10 @@ def compare(
     executor: Executor | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_start: Callable[[int, int, int], None] | None = None,
+    par: float = 2.0,
 ) -> RunReport:
-    """Run (or with `resume`, complete) a comparison; the report built from the database.
+    """Run (or with `resume`, complete) a comparison; the report built from the database
+    (with PAR-`par` scores).
 
     `executor` defaults to `LocalPool(jobs=args.jobs, preload=args.backends)`, made first so
     that its fork server starts while the input is read, and closed at the end; an executor
@@ -159,7 +169,13 @@ def compare(
     """
     with _rare_collections():
         return _compare(
-            args, db=db, resume=resume, executor=executor, progress=progress, on_start=on_start
+            args,
+            db=db,
+            resume=resume,
+            executor=executor,
+            progress=progress,
+            on_start=on_start,
+            par=par,
         )
 
 
@@ -189,6 +205,7 @@ def _compare(
     executor: Executor | None,
     progress: Callable[[Progress], None] | None,
     on_start: Callable[[int, int, int], None] | None,
+    par: float,
 ) -> RunReport:
     db = Path(db)
     own: Executor | None = None  # the pool made here, closed here on every path
@@ -210,7 +227,7 @@ def _compare(
             else:
                 run_id = store.new_run(args.to_json(), machine_info(args.backends))
                 store.add_puzzles(run_id, puzzles)
-            return _run(store, run_id, args, puzzles, executor, progress, on_start)
+            return _run(store, run_id, args, puzzles, executor, progress, on_start, par)
         finally:
             store.close()
     finally:
@@ -236,8 +253,10 @@ def _run(
     executor: Executor,
     progress: Callable[[Progress], None] | None,
     on_start: Callable[[int, int, int], None] | None,
+    par: float,
 ) -> RunReport:
     """Run the tasks not stored yet, then build the report from the rows in memory."""
+    start = noise.snapshot()
     try:
         tasks = plan(args, puzzles)
         done = store.done_task_ids(run_id)
@@ -251,16 +270,35 @@ def _run(
     except KeyboardInterrupt:
         store.set_status(run_id, RunStatus.INTERRUPTED)
         raise Interrupted(run_id, store.path) from None
+    _record_noise(store, run_id, start, noise.snapshot())
     # The rows in memory are the rows stored: no need to read them back.
     rows = sorted(tracker.rows, key=lambda t: t.task_id)
-    report = build_report(store, run_id, tasks=rows, verdicts=tracker.verdicts, puzzles=puzzles)
+    report = build_report(
+        store, run_id, tasks=rows, verdicts=tracker.verdicts, puzzles=puzzles, par=par
+    )
     store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
     return replace(report, run=store.run(run_id))
 
 
+def _record_noise(store: Store, run_id: int, start: dict[str, Any], end: dict[str, Any]) -> None:
+    """Add the machine's load and CPU frequency at the start and end of this session, and the
+    parent's CPU time against the wall time, to the run's machine description."""
+    machine = dict(store.run(run_id).machine)
+    machine["noise"] = {
+        "load_start": start["load"],
+        "load_end": end["load"],
+        "cpu_mhz_start": start["cpu_mhz"],
+        "cpu_mhz_end": end["cpu_mhz"],
+        "wall_s": round(end["clock_s"] - start["clock_s"], 3),
+        "parent_cpu_s": round(end["cpu_s"] - start["cpu_s"], 3),
+    }
+    store.set_machine(run_id, machine)
+
+
 def _local_pool(args: CompareArgs) -> Executor:
-    """The default executor: `args.jobs` local workers, the backends' modules preloaded."""
-    return LocalPool(jobs=args.jobs, preload=args.backends)
+    """The default executor: `args.jobs` local workers, the backends' modules preloaded, each
+    worker's first call of each backend a warm-up unless `args.warm_up` is off."""
+    return LocalPool(jobs=args.jobs, preload=args.backends, warm_up=args.warm_up)
 
 
 def _execute(

@@ -7,6 +7,15 @@ backend's time statistics are then taken over the pairs it finished (solved or p
 unsatisfiable): median, IQR (q3 - q1), p90, max and total. Timeouts and errors are counted,
 not timed: the cactus plot shows what they cost.
 
+**Strict limits.** A task whose measured time (`wall_s`) exceeds its `--timeout` is a TIMEOUT
+(`limited_status`), as in solver competitions: the kill grace only decides when a worker that
+does not stop by itself is killed, never whether an answer came in time. `compare` stores such
+a task as TIMEOUT with its raw time and its answer (still checked and cross-checked), and the
+report applies the same rule to rows stored before. The PAR-k score (`par_score`, PAR-2 by
+default) of a backend is the mean over its pairs of the time when finished within the limit,
+else k times the limit (errors included); the *virtual best* takes, for each puzzle, the
+fastest backend that finished it and was not blamed for a wrong answer.
+
 The ratio against the baseline is the geometric mean of the per-puzzle time ratios over the
 puzzles both finished, with a 95% interval from the spread of the log ratios: a `Ratio`
 (`value`, `low`, `high`, `puzzles`; `ratio`, `ratio_low`, `ratio_high`, `ratio_puzzles` in
@@ -35,6 +44,8 @@ __all__ = [
     "effort_of",
     "geometric_ratio",
     "jobs_warning",
+    "limited_status",
+    "par_score",
     "quantile",
     "summarize_times",
     "warnings_for",
@@ -69,6 +80,13 @@ def effort_of(stats: Mapping[str, int | float]) -> tuple[str, float] | None:
 
 #: The statuses whose samples are timed.
 FINISHED = frozenset((Status.SOLVED, Status.UNSATISFIABLE))
+
+
+def limited_status(status: Status, wall_s: float, timeout: float) -> Status:
+    """TIMEOUT for an answer that came after the limit, else `status` unchanged."""
+    if status in FINISHED and wall_s > timeout:
+        return Status.TIMEOUT
+    return status
 
 
 class Ratio(NamedTuple):
@@ -167,6 +185,15 @@ def geometric_ratio(pairs: Sequence[Pair], baseline: Sequence[Pair]) -> Ratio | 
     mean = statistics.fmean(logs)
     half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else 0.0
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs))
+
+
+def par_score(pairs: Sequence[Pair], timeout: float, factor: float = 2.0) -> float | None:
+    """Penalized average runtime: the mean of each pair's time when it finished within the
+    limit, else `factor` x `timeout`; None for no pairs."""
+    if not pairs:
+        return None
+    penalty = factor * timeout
+    return statistics.fmean(p.time if p.finished else penalty for p in pairs)
 
 
 def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[str]:

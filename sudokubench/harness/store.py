@@ -219,6 +219,13 @@ class Store:
                 (status, ended, disagreements, run_id),
             )
 
+    def set_machine(self, run_id: int, machine: dict[str, Any]) -> None:
+        """Replace a run's machine description (the run adds what it measured at the end)."""
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
+            )
+
     def run(self, run_id: int | None = None) -> RunRow:
         """One run, the latest when `run_id` is None; StoreError if there is none."""
         query = f"SELECT {_RUN_COLUMNS} FROM runs"

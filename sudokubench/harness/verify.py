@@ -28,6 +28,11 @@ the number of verified different solutions (it missed some); and, when the file 
 count that no verified solution refutes, every voice that contradicts it. Two exact counts that
 contradict each other with no file to decide are a disagreement with both sides listed and no
 one blamed.
+
+**Exit codes** (`exit_code`), shared by `compare`, `report`, `count` and `solve`: 0 when every
+task answered (timeouts are results, allowed) and every answer checks out and agrees; 1 for a
+wrong answer or a disagreement; 3 when nothing is wrong but some task ended in ERROR (a crash,
+a program that exited without answering), unless the user allows errors (`--allow-errors`).
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ from sudokubench.grid import Grid, Shape, solution_problem
 from sudokubench.harness.records import PuzzleRow, TaskRow
 
 __all__ = [
+    "EXIT_ERRORS",
+    "EXIT_OK",
+    "EXIT_WRONG",
     "EXPECTED",
     "UNKNOWN",
     "Problem",
@@ -51,12 +59,31 @@ __all__ = [
     "Voice",
     "agree",
     "check_answer",
+    "exit_code",
     "expected_voice",
     "verdict_of",
 ]
 
 #: The source name of the input file's expected answer.
 EXPECTED = "expected"
+
+#: Every task answered (or timed out) and every answer checks out and agrees.
+EXIT_OK = 0
+#: A wrong answer or a disagreement.
+EXIT_WRONG = 1
+#: Nothing wrong, but some task ended in ERROR.
+EXIT_ERRORS = 3
+
+
+def exit_code(*, wrong: bool, errors: int, allow_errors: bool = False) -> int:
+    """The exit code of a set of answers: `EXIT_WRONG` for a wrong answer or a disagreement,
+    else `EXIT_ERRORS` when `errors` tasks failed (unless `allow_errors`), else `EXIT_OK`."""
+    if wrong:
+        return EXIT_WRONG
+    if errors and not allow_errors:
+        return EXIT_ERRORS
+    return EXIT_OK
+
 
 VerdictKind = Literal["exact", "at_least", "unknown"]
 

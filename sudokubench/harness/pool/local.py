@@ -131,12 +131,12 @@ def _main_hidden() -> Iterator[None]:
 class _Worker:
     """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
 
-    def __init__(self, ctx: Any, lifeline: Connection) -> None:
+    def __init__(self, ctx: Any, lifeline: Connection, warm_up: bool = True) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
         self.process = ctx.Process(
-            target=worker_main, args=(child, lifeline, self.running), daemon=True
+            target=worker_main, args=(child, lifeline, self.running, warm_up), daemon=True
         )
         with _main_hidden():
             self.process.start()
@@ -239,12 +239,15 @@ class LocalPool:
         grace: float | None = None,
         start_method: str | None = None,
         preload: Iterable[str] = (),
+        warm_up: bool = True,
     ) -> None:
         """A pool; its fork server (if any) starts now, its workers on the first `run`.
 
         `grace`: seconds past a task's timeout before the kill (default `default_grace`).
         `preload`: backend names whose modules the fork server imports once, so a worker
         restarted after a kill does not import them again (e.g. OR-Tools).
+        `warm_up`: each worker runs the first task of each backend once untimed before the
+        timed call (`worker_main`).
         """
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -252,6 +255,7 @@ class LocalPool:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.jobs = jobs
         self.batch_size = batch_size
+        self.warm_up = warm_up
         self.grace = default_grace if grace is None else (lambda timeout: grace)
         if start_method is None:
             methods = multiprocessing.get_all_start_methods()
@@ -287,7 +291,7 @@ class LocalPool:
 
     def _new_worker(self) -> _Worker:
         self.started_workers += 1
-        return _Worker(self._ctx, self._lifeline)
+        return _Worker(self._ctx, self._lifeline, self.warm_up)
 
     def _replace(self, worker: _Worker) -> _Worker:
         """Kill a worker and put a fresh one in its slot; return the new one."""

@@ -19,7 +19,11 @@ from sudokubench.harness.pool.wire import receive, send, to_wire
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import die_with_parent
 
-__all__ = ["HOLD", "run_task", "worker_main"]
+__all__ = ["CPU_KEY", "HOLD", "run_task", "worker_main"]
+
+#: The stats key of the worker's CPU time during the timed call (measured by the harness, so
+#: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
+CPU_KEY = "cpu_s"
 
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.004
@@ -34,6 +38,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
+    cpu = time.process_time()
     start = time.perf_counter()
     try:
         result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
@@ -41,6 +46,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
         wall_s = time.perf_counter() - start
         return failed(task, Status.ERROR, f"{type(exc).__name__}: {exc}", wall_s)
     wall_s = time.perf_counter() - start
+    cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
     if not isinstance(result, SolveResult):
         return failed(
             task, Status.ERROR, f"solve returned {type(result).__name__}, not a SolveResult"
@@ -60,7 +66,10 @@ def run_task(backend: Any, task: Task) -> Outcome:
         encode_s=result.encode_s,
         solve_s=result.solve_s,
         wall_s=wall_s,
-        stats={k: v for k, v in result.stats.items() if isinstance(v, int | float)},
+        stats={
+            **{k: v for k, v in result.stats.items() if isinstance(v, int | float)},
+            CPU_KEY: round(cpu_s, 6),
+        },
         message=result.message,
         checked=True,
         verdict=str(voice.verdict),
@@ -76,7 +85,9 @@ def _watch(lifeline: Connection) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> None:
+def worker_main(
+    conn: Connection, lifeline: Connection, running: Any = None, warm_up: bool = False
+) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
     Outcomes go back as lists: tasks run within `HOLD` seconds from the start of the first one
@@ -84,6 +95,10 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
     or a backend load sends what is held first. A task that takes `HOLD` or more is therefore
     sent as soon as it ends. `running` (shared memory) holds the id of the task being solved,
     so the parent blames the right one if this process is killed or dies holding answers.
+
+    With `warm_up`, the first task of each backend runs once untimed and discarded (imports,
+    caches, JIT) before its timed call; a second ("ready", id) restarts the parent's clock, so
+    the warm-up is bounded by the task's own deadline but not charged to it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
@@ -119,6 +134,9 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
                 if backend is None:
                     continue
                 backends[task.backend] = backend
+                if warm_up:
+                    run_task(backend, task)
+                    send(conn, ("ready", task.task_id))
             if not held:
                 since = time.perf_counter()
             held.append(to_wire(run_task(backend, task)))

@@ -33,10 +33,11 @@ from sudokubench.grid import Grid
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.model import RunReport, format_seconds
 from sudokubench.harness.report.render import (
-    _COLUMNS,
-    _cells,
+    _columns,
+    _error_lines,
     _headline,
     _problem_lines,
+    _summary_rows,
     _verdict_line,
 )
 from sudokubench.harness.stats import FINISHED
@@ -500,7 +501,8 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
     esc = html.escape
     verdict = _verdict_line(report)
     plots = _plots(report, vs)
-    summary_rows = [_cells(s, report.baseline) for s in report.summary]
+    summary_rows = _summary_rows(report, report.summary)
+    columns = _columns(report)
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -515,16 +517,14 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
         f"<h1 id='top'>sudokubench run {report.run.id}</h1><p>{esc(_headline(report))}</p>",
         f"<p class='{'ok' if report.ok else 'bad'}'><b>{esc(verdict)}</b></p>",
         "<h2>Per backend</h2>",
-        _table("summary", _COLUMNS, summary_rows),
+        _table("summary", columns, summary_rows),
         "<p>Columns: see the <a href='#legend'>legend</a>.</p>",
     ]
     if report.collections:
         parts.append("<h2 id='collections'>Per collection</h2>")
         for i, (name, rows) in enumerate(report.collections.items(), 1):
             parts.append(f"<h3>{esc(name)}</h3>")
-            parts.append(
-                _table(f"collection-{i}", _COLUMNS, [_cells(s, report.baseline) for s in rows])
-            )
+            parts.append(_table(f"collection-{i}", columns, _summary_rows(report, rows)))
     if report.problems:
         parts.append("<h2 id='problems'>Wrong answers and disagreements</h2><ul>")
         for (puzzle_id, _), line in zip(report.problems, _problem_lines(report), strict=True):
@@ -533,6 +533,10 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
                 f"<li class='bad'><a href='{link}' class='puzzle-link'>{esc(line)}</a></li>"
             )
         parts.append("</ul>")
+    if errors := _error_lines(report):
+        parts.append(
+            f"<h2 id='task-errors'>Errors</h2><pre class='bad'>{esc(chr(10).join(errors))}</pre>"
+        )
     if report.warnings:
         parts.append("<h2>Warnings</h2><ul>")
         parts.extend(f"<li class='warn'>{esc(line)}</li>" for line in report.warnings)
@@ -551,10 +555,9 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
     for anchor, title, svg in plots:
         parts.append(f"<figure class='plot' id='{anchor}'><figcaption>{esc(title)}</figcaption>")
         parts.append(f"{svg}</figure>")
-    columns = [*_COLUMNS, "puzzle", "collection", "consensus", "state"]
     parts += [
         "<h2 id='legend'>Legend</h2>",
-        _legend(columns),
+        _legend([*columns, "puzzle", "collection", "consensus", "state"]),
         "<p>Times are wall-clock seconds around the backend's solve call in its worker; "
         "a pair's time is the median of its measured samples (warm-ups excluded).</p>",
         f"<h2 id='machine'>Machine</h2><pre>{esc(json.dumps(report.run.machine, indent=1))}</pre>",

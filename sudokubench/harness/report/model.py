@@ -8,7 +8,14 @@ renderers (`report/render.py`, `report/plots.py`) only format it.
 Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backend) pairs by the
 status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
 contradicts the file's expected answer; `disagree` counts puzzles with a disagreement the
-backend took a side in. Times are described in `stats`.
+backend took a side in. Times are described in `stats`. Every count, time and plot applies the
+strict limit (`stats.limited_status`: an answer after `--timeout` is a TIMEOUT); `par_s` is
+the PAR-k score (`par`, 2 unless asked otherwise) and `virtual_best` the best backend per
+puzzle, summarized like a backend.
+
+Failures (`RunReport.failures`, per backend) count every task, warm-ups included, that ended in
+ERROR or TIMEOUT, with the distinct error messages and how often each came: a run with an error
+is never reported as a clean one (`RunReport.exit_code`, the codes of `verify.exit_code`).
 """
 
 from __future__ import annotations
@@ -20,7 +27,13 @@ from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.plan import CompareArgs
-from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
+from sudokubench.harness.records import PuzzleRow, RunRow, TaskRow
+from sudokubench.harness.report.caveats import (
+    Failures,
+    failures_of,
+    format_seconds,
+    run_warnings,
+)
 from sudokubench.harness.stats import (
     FINISHED,
     Pair,
@@ -28,30 +41,25 @@ from sudokubench.harness.stats import (
     TimeSummary,
     effort_of,
     geometric_ratio,
-    jobs_warning,
+    limited_status,
+    par_score,
     summarize_times,
-    warnings_for,
 )
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check
+from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check, exit_code
 
 __all__ = [
+    "VIRTUAL_BEST",
     "BackendSummary",
+    "Failures",
     "RunReport",
     "build_report",
     "format_seconds",
 ]
 
 
-def format_seconds(value: float | None) -> str:
-    """A duration for people: `850 µs`, `12.3 ms`, `1.20 s`; `-` for none."""
-    if value is None:
-        return "-"
-    if value < 1e-3:
-        return f"{value * 1e6:.0f} µs"
-    if value < 1:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value:.3g} s"
+#: The name of the virtual best solver's row and curve.
+VIRTUAL_BEST = "virtual best"
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class BackendSummary:
     disagree: int
     times: TimeSummary
     ratio: Ratio | None = None
+    par_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Flat plain data (the `summary` entries of `compare --json`)."""
@@ -84,6 +93,7 @@ class BackendSummary:
             "disagree": self.disagree,
         }
         data.update(self.times.to_json())
+        data["par_s"] = self.par_s
         ratio = self.ratio
         data["ratio"] = ratio.value if ratio else None
         data["ratio_low"] = ratio.low if ratio else None
@@ -108,6 +118,9 @@ class RunReport:
     warnings: tuple[str, ...]
     planned: int
     collection_of: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, Failures] = field(default_factory=dict)
+    par: float = 2.0
+    virtual_best: BackendSummary | None = None
 
     @property
     def problems(self) -> list[tuple[str, Problem]]:
@@ -128,6 +141,21 @@ class RunReport:
     def ok(self) -> bool:
         """No wrong answer and no disagreement."""
         return self.disagreement_count == 0
+
+    @property
+    def errors(self) -> int:
+        """Tasks that ended in ERROR (warm-ups included)."""
+        return sum(f.errors for f in self.failures.values())
+
+    @property
+    def timeouts(self) -> int:
+        """Tasks that ended in TIMEOUT (warm-ups included)."""
+        return sum(f.timeouts for f in self.failures.values())
+
+    def exit_code(self, *, allow_errors: bool = False) -> int:
+        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 errors (unless
+        `allow_errors`): `verify.exit_code`."""
+        return exit_code(wrong=not self.ok, errors=self.errors, allow_errors=allow_errors)
 
     @property
     def missing(self) -> int:
@@ -151,15 +179,28 @@ class RunReport:
             "args": self.run.args,
             "machine": self.run.machine,
             "baseline": self.baseline,
+            "par": self.par,
             "puzzles": len(self.puzzles),
             "tasks": len(self.tasks),
             "missing": self.missing,
             "summary": {s.backend: s.to_json() for s in self.summary},
+            "virtual_best": self.virtual_best.to_json() if self.virtual_best else None,
             "collections": {
                 name: {s.backend: s.to_json() for s in rows}
                 for name, rows in self.collections.items()
             },
             "disagreements": disagreements,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "failures": {
+                backend: {
+                    "errors": f.errors,
+                    "timeouts": f.timeouts,
+                    "messages": [{"message": m, "count": n} for m, n in f.messages],
+                }
+                for backend, f in self.failures.items()
+                if f.errors or f.timeouts
+            },
             "warnings": list(self.warnings),
             "results": [
                 {
@@ -198,13 +239,42 @@ def _pairs(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
     for (backend, puzzle_id), rows in grouped.items():
         if len(rows) > 1:
             rows.sort(key=lambda t: t.sample)
-        times = tuple(t.wall_s for t in rows if t.status in FINISHED)
+        statuses = [limited_status(t.status, t.wall_s, t.timeout) for t in rows]
+        times = tuple(t.wall_s for t, s in zip(rows, statuses, strict=True) if s in FINISHED)
         efforts = [e for t in rows if (e := effort_of(t.stats))]
         effort = (
             (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2]) if efforts else None
         )
-        pairs[backend].append(Pair(puzzle_id, backend, rows[0].status, times, effort))
+        pairs[backend].append(Pair(puzzle_id, backend, statuses[0], times, effort))
     return pairs
+
+
+def _virtual_best(
+    puzzles: Sequence[PuzzleRow], pairs: dict[str, list[Pair]], verdicts: dict[str, PuzzleVerdict]
+) -> list[Pair]:
+    """Per puzzle with answers, the fastest pair that finished within the limit and was not
+    blamed for a wrong answer (as VIRTUAL_BEST), else a TIMEOUT with no time."""
+    best: dict[str, Pair] = {}
+    seen: set[str] = set()
+    for backend, mine in pairs.items():
+        for p in mine:
+            seen.add(p.puzzle_id)
+            verdict = verdicts.get(p.puzzle_id)
+            if not p.finished or (verdict is not None and backend in verdict.blamed):
+                continue
+            held = best.get(p.puzzle_id)
+            if held is None or p.time < held.time:
+                best[p.puzzle_id] = p
+    found = []
+    for puzzle in puzzles:
+        if puzzle.puzzle_id not in seen:
+            continue
+        p = best.get(puzzle.puzzle_id)
+        if p is None:
+            found.append(Pair(puzzle.puzzle_id, VIRTUAL_BEST, Status.TIMEOUT, ()))
+        else:
+            found.append(Pair(p.puzzle_id, VIRTUAL_BEST, p.status, (p.time,), p.effort))
+    return found
 
 
 def _summaries(
@@ -214,6 +284,9 @@ def _summaries(
     baseline: str | None,
     versions: dict[str, Any],
     only: set[str] | None = None,
+    *,
+    timeout: float,
+    par: float,
 ) -> tuple[BackendSummary, ...]:
     rows = []
     base_pairs = [p for p in pairs.get(baseline or "", []) if only is None or p.puzzle_id in only]
@@ -244,6 +317,7 @@ def _summaries(
                 disagree=disagree,
                 times=summarize_times(mine),
                 ratio=None if backend == baseline else geometric_ratio(mine, base_pairs),
+                par_s=par_score(mine, timeout, par),
             )
         )
     return tuple(rows)
@@ -263,36 +337,6 @@ def _cross_check_all(
     }
 
 
-def _warnings(
-    store: Store,
-    run: RunRow,
-    args: CompareArgs,
-    summary: Sequence[BackendSummary],
-    planned: int,
-    stored: int,
-) -> tuple[str, ...]:
-    """What to do about the run's numbers, and about tasks it is missing."""
-    warnings = []
-    if jobs := jobs_warning(args.jobs):
-        warnings.append(jobs)
-    for s in summary:
-        warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
-    if planned > stored:
-        missing = f"{planned - stored} of {planned} tasks"
-        if run.status == RunStatus.RUNNING:
-            warnings.append(
-                f"run {run.id} is still running (or its compare was killed): {missing} are not "
-                f"stored yet; if no compare runs it, complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
-        else:
-            warnings.append(
-                f"run {run.id} is {run.status} with {missing} missing: complete it with "
-                f"sudokubench compare --resume {run.id} --db {store.path}"
-            )
-    return tuple(warnings)
-
-
 def build_report(
     store: Store,
     run_id: int | None = None,
@@ -300,11 +344,12 @@ def build_report(
     tasks: Sequence[TaskRow] | None = None,
     verdicts: dict[str, PuzzleVerdict] | None = None,
     puzzles: Sequence[PuzzleRow] | None = None,
+    par: float = 2.0,
 ) -> RunReport:
     """Read a run (the latest when `run_id` is None) and cross-check and summarize it.
 
     `compare` passes the rows it just stored (in task order), their verdicts and the run's
-    puzzles, so they are not read back and checked again.
+    puzzles, so they are not read back and checked again. `par` is the k of the PAR-k score.
     """
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
@@ -315,7 +360,16 @@ def build_report(
     backends = tuple(args.backends)
     pairs = _pairs(tasks)
     versions = run.machine.get("backends", {})
-    summary = _summaries(backends, pairs, verdicts, args.baseline, versions)
+    timeout = float(args.timeout or 0.0)
+    summary = _summaries(
+        backends, pairs, verdicts, args.baseline, versions, timeout=timeout, par=par
+    )
+    virtual_best = None
+    if len(backends) > 1:
+        pairs[VIRTUAL_BEST] = _virtual_best(puzzles, pairs, verdicts)
+        (virtual_best,) = _summaries(
+            (VIRTUAL_BEST,), pairs, verdicts, args.baseline, {}, timeout=timeout, par=par
+        )
     collection_of = {p.puzzle_id: p.collection for p in puzzles}
     names = list(dict.fromkeys(p.collection for p in puzzles))
     collections = {}
@@ -323,10 +377,17 @@ def build_report(
         for name in names:
             members = {pid for pid, c in collection_of.items() if c == name}
             collections[name] = _summaries(
-                backends, pairs, verdicts, args.baseline, versions, members
+                backends,
+                pairs,
+                verdicts,
+                args.baseline,
+                versions,
+                members,
+                timeout=timeout,
+                par=par,
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
-    warnings = _warnings(store, run, args, summary, planned, len(tasks))
+    warnings = run_warnings(store, run, args, pairs, summary, planned, len(tasks))
     return RunReport(
         run=run,
         puzzles=puzzles,
@@ -340,4 +401,7 @@ def build_report(
         warnings=warnings,
         planned=planned,
         collection_of=collection_of,
+        failures=failures_of(backends, tasks),
+        par=par,
+        virtual_best=virtual_best,
     )

@@ -2,7 +2,9 @@
 
 - `cactus`: for each backend, how many puzzles it finished within a given time (x: time per
   puzzle, log scale; y: puzzles finished). The further right and lower a curve ends, the
-  slower; the higher, the more it finished. Timeouts never enter a curve.
+  slower; the higher, the more it finished. Timeouts (answers after the limit included) never
+  enter a curve; with two backends or more a dashed black *virtual best* curve (the fastest
+  backend on each puzzle) shows what the portfolio of them all reaches.
 - `scatter`: one backend's per-puzzle time against another's, log-log, with the diagonal;
   puzzles one side did not finish are drawn at the timeout, as open markers.
 - `distributions`: per collection, a box plot of each backend's per-puzzle times (log scale).
@@ -27,6 +29,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
 from sudokubench.errors import ArgumentError
+from sudokubench.harness.report.model import VIRTUAL_BEST
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -81,6 +84,17 @@ def cactus(report: RunReport) -> Figure:
             label=backend,
             linewidth=1.4,
             **_style(i, len(report.backends)),
+        )
+    best = sorted(_times(report, VIRTUAL_BEST).values())
+    if best and len(report.backends) > 1:
+        ax.step(
+            best,
+            range(1, len(best) + 1),
+            where="post",
+            label=VIRTUAL_BEST,
+            linewidth=1.2,
+            color="black",
+            linestyle="--",
         )
     if ax.get_lines():
         ax.set_xscale("log")

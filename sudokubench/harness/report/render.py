@@ -1,8 +1,8 @@
 """Rendering a report: a terminal table (rich), Markdown, CSV, JSON (the HTML page to explore
-is `report/html.py`); `compare_runs(old, new)` and
-`render_against`: the change per backend between two runs, in the same formats.
+is `report/html.py`; two runs side by side are `against.py`).
 
-`render(report, fmt)` and `render_against(old, new, fmt)` pick the output by name (`FORMATS`).
+`render(report, fmt)` picks the output by name (`FORMATS`); `render_tasks` writes one row per
+task.
 """
 
 from __future__ import annotations
@@ -11,27 +11,35 @@ import csv
 import html
 import io
 import json
-import math
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
-from sudokubench.harness.stats import Pair, geometric_ratio
+from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.report.caveats import noise_line
+from sudokubench.harness.report.model import (
+    VIRTUAL_BEST,
+    BackendSummary,
+    RunReport,
+    format_seconds,
+)
+from sudokubench.harness.stats import limited_status
 
 __all__ = [
     "FORMATS",
-    "compare_runs",
+    "TASK_FORMATS",
     "render",
-    "render_against",
     "render_csv",
     "render_json",
     "render_markdown",
     "render_table",
+    "render_tasks",
 ]
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
+#: The formats of the per-task export (`render_tasks`).
+TASK_FORMATS = ("csv", "json")
 
 _COLUMNS = (
     "backend",
@@ -45,9 +53,23 @@ _COLUMNS = (
     "p90",
     "max",
     "total",
+    "PAR-2",
     "effort",
     "vs baseline",
 )
+
+
+def _columns(report: RunReport) -> tuple[str, ...]:
+    """The summary columns, the PAR column named after the run's k."""
+    return tuple(f"PAR-{report.par:g}" if c == "PAR-2" else c for c in _COLUMNS)
+
+
+def _summary_rows(report: RunReport, rows: Sequence[BackendSummary]) -> list[list[str]]:
+    """The cells of each backend's row, then the virtual best's (for the whole run only)."""
+    cells = [_cells(s, report.baseline) for s in rows]
+    if rows is report.summary and report.virtual_best is not None:
+        cells.append(_cells(report.virtual_best, report.baseline))
+    return cells
 
 
 def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
@@ -80,6 +102,7 @@ def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
         format_seconds(t.p90_s),
         format_seconds(t.max_s),
         format_seconds(t.total_s if t.timed else None),
+        format_seconds(s.par_s),
         _effort_text(s),
         _ratio_text(s, baseline),
     ]
@@ -91,7 +114,9 @@ def _headline(report: RunReport) -> str:
         f"run {report.run.id} ({report.run.status}, started {report.run.started}): "
         f"{len(report.puzzles)} puzzles x {len(report.backends)} backends, "
         f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
-        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}, jobs {args.get('jobs')}"
+        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
+        f"{' + first call per worker' if args.get('warm_up') else ''}, "
+        f"jobs {args.get('jobs')}"
     )
 
 
@@ -104,12 +129,50 @@ def _problem_lines(report: RunReport) -> list[str]:
 
 
 def _verdict_line(report: RunReport) -> str:
-    if report.ok:
-        return f"all answers check out and agree on {len(report.verdicts)} puzzles"
-    return (
-        f"{report.disagreement_count} of {len(report.verdicts)} puzzles have a wrong answer "
-        "or a disagreement"
+    """The last line: wrong answers and disagreements first, then errors and timeouts per
+    backend; "all answers check out" only when every task answered or timed out."""
+    puzzles = len(report.verdicts)
+    if not report.ok:
+        head = (
+            f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
+            "or a disagreement"
+        )
+    elif report.errors:
+        head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
+    else:
+        head = f"all answers check out and agree on {puzzles} puzzles"
+    if not report.errors and not report.timeouts:
+        return head
+    per = [
+        f"{backend} {_counted(f.errors, 'error')}, {_counted(f.timeouts, 'timeout')}"
+        for backend, f in report.failures.items()
+        if f.errors or f.timeouts
+    ]
+    return f"{head}; {_counted(report.errors, 'error')}, " + (
+        f"{_counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
     )
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+#: Distinct error messages shown per backend (the JSON report has them all).
+SHOWN_MESSAGES = 3
+
+
+def _error_lines(report: RunReport) -> list[str]:
+    """Each backend's distinct error messages, the most frequent first, with their counts."""
+    lines = []
+    for backend, f in report.failures.items():
+        if not f.errors:
+            continue
+        lines.append(f"ERRORS {backend}: {_counted(f.errors, 'task')} failed")
+        for message, n in f.messages[:SHOWN_MESSAGES]:
+            lines.append(f"  {n}x {message}")
+        if len(f.messages) > SHOWN_MESSAGES:
+            lines.append(f"  ... and {len(f.messages) - SHOWN_MESSAGES} other messages")
+    return lines
 
 
 def _packed(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
@@ -129,11 +192,10 @@ def _stacked(report: RunReport, width: int) -> list[str]:
     """The tables for a narrow terminal: each backend's numbers under its name, then each
     collection's finished/puzzles and median time per backend."""
     lines = []
-    for s in report.summary:
-        cells = _cells(s, report.baseline)
-        baseline = s.backend == report.baseline
+    for cells in _summary_rows(report, report.summary):
+        baseline = cells[0] == report.baseline
         lines.append(f"{cells[0]} (baseline)" if baseline else cells[0])
-        named = zip(_COLUMNS[1:], cells[1:], strict=True)
+        named = zip(_columns(report)[1:], cells[1:], strict=True)
         items = [f"{name} {cell}" for name, cell in named if not (baseline and cell == "baseline")]
         lines.extend(_packed(items, width))
     if report.collections:
@@ -160,12 +222,14 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     width = width or 160
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, highlight=False)
-    console.print(_headline(report))
+    console.print(_headline(report), soft_wrap=True, markup=False)
+    if machine := noise_line(report.run, report.tasks):
+        console.print(machine, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
-    for i, name in enumerate(_COLUMNS):
-        table.add_column(name, justify="left" if i in (0, 11, 12) else "right")
-    for s in report.summary:
-        table.add_row(*_cells(s, report.baseline))
+    for i, name in enumerate(_columns(report)):
+        table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
+    for row in _summary_rows(report, report.summary):
+        table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
         grid.add_column("backend")
@@ -182,22 +246,26 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     tables = [table, *([grid] if report.collections else [])]
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
-    notes = [*_problem_lines(report), *(f"warning: {line}" for line in report.warnings)]
+    notes = [
+        *_problem_lines(report),
+        *_error_lines(report),
+        *(f"warning: {line}" for line in report.warnings),
+    ]
     if fits:
         for t in tables:
             console.print(t)
         for line in notes:
-            console.print(line, soft_wrap=True)
+            console.print(line, soft_wrap=True, markup=False)
     else:
         for line in _stacked(report, width):
-            console.print(line, soft_wrap=True)
+            console.print(line, soft_wrap=True, markup=False)
         for line in notes:
             folded = textwrap.wrap(
                 line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
             )
             for part in folded:
-                console.print(part, soft_wrap=True)
-    console.print(_verdict_line(report))
+                console.print(part, soft_wrap=True, markup=False)
+    console.print(_verdict_line(report), soft_wrap=True, markup=False)
     return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
 
 
@@ -213,14 +281,18 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
     lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
-    lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in report.summary])
+    if machine := noise_line(report.run, report.tasks):
+        lines += [machine, ""]
+    lines += _md_table(_columns(report), _summary_rows(report, report.summary))
     for name, rows in report.collections.items():
         lines += ["", f"## {name}", ""]
-        lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in rows])
+        lines += _md_table(_columns(report), _summary_rows(report, rows))
     problems = _problem_lines(report)
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
         lines += [f"- {line}" for line in problems]
+    if errors := _error_lines(report):
+        lines += ["", "## Errors", "", "```", *errors, "```"]
     if report.warnings:
         lines += ["", "## Warnings", ""]
         lines += [f"- {line}" for line in report.warnings]
@@ -232,6 +304,8 @@ def render_csv(report: RunReport) -> str:
     """One row per collection and backend (collection `all` first), the JSON summary keys."""
     out = io.StringIO()
     rows = [("all", s) for s in report.summary]
+    if report.virtual_best is not None:
+        rows.append(("all", report.virtual_best))
     rows += [(name, s) for name, group in report.collections.items() for s in group]
     keys = ["collection", *report.summary[0].to_json().keys()] if report.summary else []
     writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
@@ -280,88 +354,67 @@ def render(
     raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
-# -- two runs --------------------------------------------------------------------------------
+# -- one row per task ------------------------------------------------------------------------
 
 
-def compare_runs(old: RunReport, new: RunReport) -> list[dict[str, Any]]:
-    """Per backend in both runs: finished counts, medians, and the geometric-mean time ratio
-    new/old over the puzzles (same puzzle text) both runs finished."""
+def task_rows(report: RunReport) -> list[dict[str, Any]]:
+    """Every stored task as flat data, in task order: what it ran, its status under the strict
+    limit (`over_limit` when the answer came after the timeout), its answer and check, its
+    times (`cpu_s`: the worker's CPU time in the call, when measured), the spread of its
+    pair's repeats (IQR/median, with two samples or more) and the puzzle's consensus."""
+    collection_of = report.collection_of
+    spreads = {
+        (p.backend, p.puzzle_id): p.spread
+        for backend in report.backends
+        for p in report.pairs.get(backend, [])
+    }
     rows = []
-    old_summary = {s.backend: s for s in old.summary}
-    for s in new.summary:
-        before = old_summary.get(s.backend)
-        if before is None:
-            continue
-        text_old = {p.puzzle_id: p.puzzle for p in old.puzzles}
-        text_new = {p.puzzle_id: p.puzzle for p in new.puzzles}
-        old_pairs = [
-            Pair(text_old[p.puzzle_id], p.backend, p.status, p.times, p.effort)
-            for p in old.pairs.get(s.backend, [])
-        ]
-        new_pairs = [
-            Pair(text_new[p.puzzle_id], p.backend, p.status, p.times, p.effort)
-            for p in new.pairs.get(s.backend, [])
-        ]
-        ratio = geometric_ratio(new_pairs, old_pairs)
+    for t in report.tasks:
+        status = limited_status(t.status, t.wall_s, t.timeout)
+        verdict = report.verdicts.get(t.puzzle_id)
         rows.append(
             {
-                "backend": s.backend,
-                "finished_old": before.solved + before.unsatisfiable,
-                "finished_new": s.solved + s.unsatisfiable,
-                "wrong_old": before.wrong,
-                "wrong_new": s.wrong,
-                "median_old_s": before.times.median_s,
-                "median_new_s": s.times.median_s,
-                "ratio": ratio.value if ratio else None,
-                "ratio_low": ratio.low if ratio else None,
-                "ratio_high": ratio.high if ratio else None,
-                "ratio_puzzles": ratio.puzzles if ratio else 0,
+                "run_id": report.run.id,
+                "task_id": t.task_id,
+                "puzzle_id": t.puzzle_id,
+                "collection": collection_of.get(t.puzzle_id),
+                "puzzle": t.puzzle,
+                "backend": t.backend,
+                "sample": t.sample,
+                "warm_up": t.sample < 0,
+                "status": str(status),
+                "over_limit": status != t.status or t.message.startswith("answered after"),
+                "count": t.count,
+                "exhaustive": t.exhaustive,
+                "verdict": t.verdict,
+                "valid": t.valid,
+                "problem": t.problem,
+                "consensus": verdict.consensus if verdict else None,
+                "time_s": t.wall_s,
+                "encode_s": t.encode_s,
+                "solve_s": t.solve_s,
+                "cpu_s": t.stats.get(CPU_KEY),
+                "pair_spread": spreads.get((t.backend, t.puzzle_id)) if t.sample >= 0 else None,
+                "limit": t.limit,
+                "timeout": t.timeout,
+                "message": t.message,
+                "stats": {k: v for k, v in t.stats.items() if k != CPU_KEY},
             }
         )
     return rows
 
 
-def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
-    """The change per backend from run `old` to run `new`."""
-    rows = compare_runs(old, new)
+def render_tasks(report: RunReport, fmt: str) -> str:
+    """One row per task (`task_rows`) as CSV (stats as a JSON cell) or a JSON list."""
+    rows = task_rows(report)
     if fmt == "json":
-        return json.dumps({"run_id": new.run.id, "against": old.run.id, "backends": rows}, indent=2)
-    header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
-    cells = []
-    for r in rows:
-        ratio = r["ratio"]
-        ratio_text = (
-            "-"
-            if ratio is None or not math.isfinite(ratio)
-            else f"{ratio:.2f}x [{r['ratio_low']:.2f}-{r['ratio_high']:.2f}] n={r['ratio_puzzles']}"
-        )
-        cells.append(
-            [
-                r["backend"],
-                f"{r['finished_old']} -> {r['finished_new']}",
-                f"{r['wrong_old']} -> {r['wrong_new']}",
-                f"{format_seconds(r['median_old_s'])} -> {format_seconds(r['median_new_s'])}",
-                ratio_text,
-            ]
-        )
-    title = f"run {new.run.id} against run {old.run.id}"
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(
-            out, fieldnames=list(rows[0]) if rows else ["backend"], lineterminator="\n"
-        )
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue()
-    if fmt == "markdown":
-        return "\n".join([f"# {title}", "", *_md_table(header, cells), ""])
-    if fmt == "html":
-        return (
-            f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"{_html_table(header, cells)}</body></html>"
-        )
-    width = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
-    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, width, strict=True))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, width, strict=True)) for row in cells]
-    return "\n".join(lines) + "\n"
+        return json.dumps(rows, indent=1)
+    if fmt != "csv":
+        raise ArgumentError(f"the per-task export is {' or '.join(TASK_FORMATS)}, not {fmt!r}")
+    out = io.StringIO()
+    fields = list(rows[0]) if rows else ["run_id", "task_id"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "stats": json.dumps(row["stats"], sort_keys=True)})
+    return out.getvalue()

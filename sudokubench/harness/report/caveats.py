@@ -1,0 +1,157 @@
+"""What a report says about trusting its numbers: the tasks that gave no answer (`Failures`,
+`failures_of`), the machine's noise (`noise_line`) and the warnings that say what to do next
+(`run_warnings`: `--jobs` above 1, a loaded machine, too few samples, noisy repeats and pairs,
+timeouts, tasks still missing)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from sudokubench.backend import Status
+from sudokubench.harness.noise import load_warning
+from sudokubench.harness.plan import CompareArgs
+from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.records import RunRow, RunStatus, TaskRow
+from sudokubench.harness.stats import NOISE_LIMIT, Pair, jobs_warning, warnings_for
+from sudokubench.harness.store import Store
+
+if TYPE_CHECKING:
+    from sudokubench.harness.report.model import BackendSummary
+
+__all__ = [
+    "Failures",
+    "failures_of",
+    "format_seconds",
+    "noise_line",
+    "noisy_pairs",
+    "run_warnings",
+]
+
+
+def format_seconds(value: float | None) -> str:
+    """A duration for people: `850 µs`, `12.3 ms`, `1.20 s`; `-` for none."""
+    if value is None:
+        return "-"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+class Failures(NamedTuple):
+    """The tasks of one backend that gave no answer: errors, timeouts, and the distinct error
+    messages with their counts, most frequent first."""
+
+    errors: int
+    timeouts: int
+    messages: tuple[tuple[str, int], ...]
+
+
+def failures_of(backends: Sequence[str], tasks: Sequence[TaskRow]) -> dict[str, Failures]:
+    errors: dict[str, Counter[str]] = {b: Counter() for b in backends}
+    timeouts: Counter[str] = Counter()
+    for t in tasks:
+        if t.status == Status.ERROR:
+            errors.setdefault(t.backend, Counter())[t.message or "(no message)"] += 1
+        elif t.status == Status.TIMEOUT:
+            timeouts[t.backend] += 1
+    return {
+        b: Failures(sum(c.values()), timeouts[b], tuple(c.most_common())) for b, c in errors.items()
+    }
+
+
+#: Noisy pairs named in a warning, per backend (the per-task export has every sample).
+SHOWN_NOISY = 3
+
+
+def noisy_pairs(pairs: dict[str, list[Pair]], summary: Sequence[BackendSummary]) -> list[str]:
+    """A warning per backend whose repeats vary by more than `NOISE_LIMIT` on some pairs."""
+    found = []
+    for s in summary:
+        spreads = [
+            (spread, p.puzzle_id)
+            for p in pairs.get(s.backend, [])
+            if p.finished and (spread := p.spread) is not None
+        ]
+        noisy = sorted((x for x in spreads if x[0] > NOISE_LIMIT), reverse=True)
+        if noisy:
+            worst = ", ".join(f"{pid} {spread:.0%}" for spread, pid in noisy[:SHOWN_NOISY])
+            found.append(
+                f"{s.backend}: {len(noisy)} of {len(spreads)} pairs noisy (repeats vary by more "
+                f"than {NOISE_LIMIT:.0%} IQR/median; worst: {worst})"
+            )
+    return found
+
+
+def noise_line(run: RunRow, tasks: Sequence[TaskRow]) -> str | None:
+    """What the machine and the run measured: load and CPU frequency at the start and end, the
+    workers' CPU time while solving against the wall time, and the parent's. None if unknown."""
+    measured = run.machine.get("noise")
+    if not measured:
+        return None
+
+    def change(key: str, fmt: str) -> str:
+        a, b = measured.get(f"{key}_start"), measured.get(f"{key}_end")
+        return "?" if a is None or b is None else f"{a:{fmt}} -> {b:{fmt}}"
+
+    parts = [
+        f"load {change('load', '.2f')} ({run.machine.get('cpu_count')} cores, "
+        f"--jobs {run.args.get('jobs')})",
+        f"CPU {change('cpu_mhz', '.0f')} MHz",
+    ]
+    timed = [t for t in tasks if CPU_KEY in t.stats]
+    wall = sum(t.wall_s for t in timed)
+    if wall > 0:
+        cpu = sum(float(t.stats[CPU_KEY]) for t in timed)
+        share = f"{cpu / wall:.0%}"
+        parts.append(
+            f"workers {format_seconds(cpu)} CPU in {format_seconds(wall)} solving ({share})"
+        )
+    parts.append(
+        f"parent {format_seconds(measured.get('parent_cpu_s'))} CPU in "
+        f"{format_seconds(measured.get('wall_s'))}"
+    )
+    return "machine: " + "; ".join(parts)
+
+
+def run_warnings(
+    store: Store,
+    run: RunRow,
+    args: CompareArgs,
+    pairs: dict[str, list[Pair]],
+    summary: Sequence[BackendSummary],
+    planned: int,
+    stored: int,
+) -> tuple[str, ...]:
+    """What to do about the run's numbers, and about tasks it is missing."""
+    warnings = []
+    if jobs := jobs_warning(args.jobs):
+        warnings.append(jobs)
+    measured = run.machine.get("noise", {})
+    loads = [measured.get("load_start")]
+    if measured.get("load_end") is not None:  # the run's own workers are in the end load
+        loads.append(measured["load_end"] - args.jobs)
+    load = max((x for x in loads if x is not None), default=None)
+    if loaded := load_warning(load, run.machine.get("cpu_count"), args.jobs):
+        warnings.append(loaded)
+    for s in summary:
+        warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
+    if args.repeat >= 3:
+        warnings.extend(noisy_pairs(pairs, summary))
+    if planned > stored:
+        missing = f"{planned - stored} of {planned} tasks"
+        if run.status == RunStatus.RUNNING:
+            warnings.append(
+                f"run {run.id} is still running (or its compare was killed): {missing} are not "
+                f"stored yet; if no compare runs it, complete it with "
+                f"sudokubench compare --resume {run.id} --db {store.path}"
+            )
+        else:
+            warnings.append(
+                f"run {run.id} is {run.status} with {missing} missing: complete it with "
+                f"sudokubench compare --resume {run.id} --db {store.path}"
+            )
+    return tuple(warnings)
