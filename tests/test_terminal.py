@@ -49,14 +49,15 @@ def test_a_60_column_terminal_gets_each_backend_stacked_within_60_columns(tmp_pa
         x.strip().startswith("vs baseline") for x in lines[lines.index("dlx") :]
     )
     assert lines[-2] == "all answers check out and agree on 20 puzzles"
-    assert done.stderr == ""  # a pipe: no progress at all
+    # a pipe: no progress at all (a warning about the machine's load may stand there)
+    assert [x for x in done.stderr.splitlines() if not x.startswith("warning: ")] == []
 
 
 def test_a_wide_terminal_gets_the_table_and_report_follows_columns(tmp_path):
     done = run(*SHOWCASE, columns=200, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     header = next(x for x in done.stdout.splitlines() if "backend" in x and "solved" in x)
-    assert header.split("┃")[1:4] == ["backend ", " solved ", " unsat "]
+    assert [cell.strip() for cell in header.split("┃")[1:4]] == ["backend", "solved", "unsat"]
     narrow = run("report", "--db", "r.sqlite", columns=60, cwd=tmp_path).stdout
     assert "fast (baseline)" in narrow and max(map(len, narrow.splitlines())) <= 60
 

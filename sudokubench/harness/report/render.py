@@ -211,6 +211,13 @@ def _stacked(report: RunReport, width: int) -> list[str]:
     return lines
 
 
+def _folded(line: str, width: int) -> list[str]:
+    """`line` folded at spaces into lines of at most `width` columns, indented after the first."""
+    return textwrap.wrap(
+        line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
+
+
 def render_table(report: RunReport, *, width: int | None = None) -> str:
     """The terminal table (rich), with disagreements and warnings below it, in `width`
     columns (default 160); when the table does not fit, each backend's numbers are stacked
@@ -222,9 +229,9 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     width = width or 160
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, highlight=False)
-    console.print(_headline(report), soft_wrap=True, markup=False)
-    if machine := noise_line(report.run, report.tasks):
-        console.print(machine, soft_wrap=True, markup=False)
+    for line in (_headline(report), noise_line(report.run, report.tasks)):
+        for part in _folded(line or "", width) if line else ():
+            console.print(part, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
     for i, name in enumerate(_columns(report)):
         table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
@@ -260,10 +267,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         for line in _stacked(report, width):
             console.print(line, soft_wrap=True, markup=False)
         for line in notes:
-            folded = textwrap.wrap(
-                line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
-            )
-            for part in folded:
+            for part in _folded(line, width):
                 console.print(part, soft_wrap=True, markup=False)
     console.print(_verdict_line(report), soft_wrap=True, markup=False)
     return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
