@@ -4,6 +4,8 @@
   progress bar on stderr, prints the report, and exits 1 when an answer is wrong or backends
   disagree. With no FILE it runs the built-in showcase over every available backend with a
   short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
+  `--cluster ADDRESS` runs the tasks on a dask.distributed scheduler, `--cluster local:N` on N
+  dask workers here (`harness/pool/dask.py`); the database stays this process's alone.
 - `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
   a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
 - `runs` lists the stored runs.
@@ -23,6 +25,7 @@ from sudokubench.errors import InputError, StoreError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
+from sudokubench.harness.pool import Executor
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.harness.store import Store
 
@@ -169,6 +172,21 @@ def compare(
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            metavar="ADDRESS",
+            help="Run the tasks on a dask scheduler (tcp://host:8786), or on local:N, N dask "
+            "workers on this machine (needs the dask extra).",
+        ),
+    ] = None,
+    cluster_timeout: Annotated[
+        float,
+        typer.Option(
+            "--cluster-timeout", min=0.1, help="Seconds to reach the --cluster scheduler."
+        ),
+    ] = 10.0,
 ) -> None:
     """Run every puzzle through every backend; check, cross-check, time and store the answers.
 
@@ -193,9 +211,15 @@ def compare(
     if (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
     reporter = _Reporter(quiet)
+    executor = _cluster(cluster, cluster_timeout) if cluster else None
     try:
         report = run_compare(
-            args, db=db, resume=resume, progress=reporter.update, on_start=reporter.start
+            args,
+            db=db,
+            resume=resume,
+            executor=executor,
+            progress=reporter.update,
+            on_start=reporter.start,
         )
     except Interrupted as stop:
         reporter.stop()
@@ -207,6 +231,8 @@ def compare(
         raise typer.Exit(130) from None
     finally:
         reporter.stop()
+        if executor is not None:
+            executor.close()
     from sudokubench.harness.report import render
 
     if json_out:
@@ -216,6 +242,13 @@ def compare(
         print(f"stored as run {report.run.id} in {db}")
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _cluster(address: str, timeout: float) -> Executor:
+    """The executor for `--cluster`: a dask scheduler's address or `local:N`."""
+    from sudokubench.harness.pool import DaskExecutor
+
+    return DaskExecutor.connect(address, timeout=timeout)
 
 
 def _open(db: Path) -> Store:

@@ -293,6 +293,20 @@ def _warnings(
     return tuple(warnings)
 
 
+def _host_warnings(tasks: Sequence[TaskRow]) -> tuple[str, ...]:
+    """A warning per backend whose measured samples ran on more than one host."""
+    hosts: dict[str, set[str]] = defaultdict(set)
+    for t in tasks:
+        if t.sample >= 0 and t.host:
+            hosts[t.backend].add(t.host)
+    return tuple(
+        f"{backend}: timings come from {len(names)} hosts ({', '.join(sorted(names))}): "
+        "times measured on unlike machines are not comparable; run on one host to compare them"
+        for backend, names in hosts.items()
+        if len(names) > 1
+    )
+
+
 def build_report(
     store: Store,
     run_id: int | None = None,
@@ -326,7 +340,7 @@ def build_report(
                 backends, pairs, verdicts, args.baseline, versions, members
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
-    warnings = _warnings(store, run, args, summary, planned, len(tasks))
+    warnings = _warnings(store, run, args, summary, planned, len(tasks)) + _host_warnings(tasks)
     return RunReport(
         run=run,
         puzzles=puzzles,
