@@ -16,7 +16,8 @@ How it works:
   dask worker. Outcomes come back in `wire.py`'s form, each with the worker's host.
 - **Batch size** adapts: the first batches hold `FIRST_BATCH` tasks; then each batch is sized
   to take about `BATCH_SECONDS` on a worker, from the time per task measured so far, at most
-  `MAX_BATCH`, and never more than a share of what is left (so workers finish together). Each
+  `MAX_BATCH`, and no more than a share of what is left (so workers finish together) unless
+  that is under `FIRST_BATCH`. Each
   worker thread has up to two batches waiting, so it never idles between batches. Dask's own
   cost is then a few milliseconds per batch, microseconds per task (`benchmarks/dask.py`).
 - **Faults.** A dask worker that dies mid-batch (kill -9, a lost machine): the scheduler runs
@@ -58,7 +59,7 @@ MAX_BATCH = 2048
 #: Times a batch is submitted again after dask gave it up (it killed too many workers).
 RETRIES = 2
 #: Seconds to wait for a cluster's first worker, on top of connecting.
-WORKER_WAIT = 30.0
+WORKER_WAIT = 60.0
 
 
 class DaskExecutor:
@@ -159,13 +160,13 @@ class DaskExecutor:
             return
         threads = max(1, sum(self.client.nthreads().values()))
         pending: dict[Any, tuple[list[Task], int]] = {}  # future -> (its tasks, tries)
-        futures = as_completed()
+        futures = as_completed(with_results=True, raise_errors=False)  # fetched as they end
         try:
             self._top_up(queue, pending, futures, threads)
-            for future in futures:
+            for future, result in futures:
                 batch, tries = pending.pop(future)
                 if future.status == "finished":
-                    elapsed, wires = future.result()
+                    elapsed, wires = result
                     self._learn(elapsed, len(batch))
                     by_id = {t.task_id: t for t in batch}
                     for wire in wires:
@@ -222,7 +223,7 @@ class DaskExecutor:
         else:
             size = int(BATCH_SECONDS / max(self._per_task, 1e-6))
         share = math.ceil(left / (2 * threads))
-        return max(1, min(size, share, MAX_BATCH))
+        return max(1, min(size, max(share, FIRST_BATCH), MAX_BATCH))
 
     def _learn(self, elapsed: float, n: int) -> None:
         """Fold a batch's seconds per task on its worker into the running estimate."""
