@@ -225,6 +225,19 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     assert not (tmp_path / "r.sqlite").exists()
 
 
+def test_jobs_with_a_cluster_is_one_line_and_exit_2(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    done = subprocess.run(
+        [str(SCRIPT), "compare", str(puzzles), "--cluster", "local:2", "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("sudokubench: error: --jobs sizes the local pool")
+
+
 @pytest.mark.parametrize("spec", ["local:0", "local:two"])
 def test_a_bad_local_cluster_is_one_line_and_exit_2(tmp_path, spec):
     puzzles = write(tmp_path / "p.txt", [TELEGRAM])

@@ -194,6 +194,11 @@ def compare(
     """
     if resume is not None and files:
         raise UsageFailure("--resume takes the files from the stored run: give no FILE")
+    if cluster and jobs != 1:
+        raise UsageFailure(
+            "--jobs sizes the local pool: with --cluster, the dask workers' threads set how "
+            "many tasks run at once"
+        )
     try:
         args = CompareArgs(
             files=tuple(str(f.resolve()) for f in files or ()),

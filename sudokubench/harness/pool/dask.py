@@ -172,7 +172,7 @@ class DaskExecutor:
                     for wire in wires:
                         yield from_wire(by_id[wire[0]], wire)
                 else:
-                    self._failed(future, batch, tries, queue, pending, futures)
+                    self._failed(future, batch, tries, pending, futures)
                 self._top_up(queue, pending, futures, threads)
         finally:  # an abandoned run leaves nothing queued on the cluster
             if pending:
@@ -183,7 +183,6 @@ class DaskExecutor:
         future: Any,
         batch: list[Task],
         tries: int,
-        queue: deque[Task],
         pending: dict[Any, tuple[list[Task], int]],
         futures: Any,
     ) -> None:
