@@ -187,6 +187,19 @@ def test_ctrl_c_on_a_cluster_run_and_a_resume_on_another_executor(tmp_path, clus
         assert len(resumed.run.machine["workers"]) >= 2  # where each part ran
 
 
+def listening(port: int, limit: float = 60) -> None:
+    """Wait until something accepts connections on the port (a scheduler starting)."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -258,8 +271,8 @@ def test_a_bad_local_cluster_is_one_line_and_exit_2(tmp_path, spec):
 @pytest.mark.slow
 def test_the_command_on_dask_workers_started_by_hand(tmp_path):
     """`dask scheduler` and `dask worker` as the README starts them (the worker a daemon, as
-    dask makes it): a backend a worker cannot load stops the run before it starts, naming the
-    worker; without it, `compare --cluster` runs."""
+    dask makes it): a scheduler with no worker, and a backend a worker cannot load, stop the run
+    before it starts with one line; without them, `compare --cluster` runs."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     dask = Path(sys.executable).with_name("dask")
@@ -317,6 +330,12 @@ def test_the_command_on_dask_workers_started_by_hand(tmp_path):
         )
 
     try:
+        listening(port)
+        done = run("fast", "--cluster-timeout", "2")  # a scheduler without workers
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (
+            f"sudokubench: error: no dask worker joined the scheduler at {address} within 2 s\n"
+        )
         worker()
         done = run("fast,fake_backends:SlowHonest")
         assert done.returncode == 2, done.stderr

@@ -184,7 +184,9 @@ def compare(
     cluster_timeout: Annotated[
         float,
         typer.Option(
-            "--cluster-timeout", min=0.1, help="Seconds to reach the --cluster scheduler."
+            "--cluster-timeout",
+            min=0.1,
+            help="Seconds to reach the --cluster scheduler, and then for its first worker.",
         ),
     ] = 10.0,
 ) -> None:

@@ -58,8 +58,6 @@ BATCH_SECONDS = 0.5
 MAX_BATCH = 2048
 #: Times a batch is submitted again after dask gave it up (it killed too many workers).
 RETRIES = 2
-#: Seconds to wait for a cluster's first worker, on top of connecting.
-WORKER_WAIT = 60.0
 
 
 class DaskExecutor:
@@ -76,14 +74,17 @@ class DaskExecutor:
         batch_size: int | None = None,
         grace: float | None = None,
         cluster: Any = None,
+        timeout: float = 10.0,
     ) -> None:
-        """Run on `client`'s cluster; `cluster` (a LocalCluster) is closed with the executor."""
+        """Run on `client`'s cluster; `cluster` (a LocalCluster) is closed with the executor;
+        `prepare` waits up to `timeout` seconds for a first worker."""
         if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.client = client
         self.batch_size = batch_size
         self.grace = grace
         self._cluster = cluster
+        self.timeout = timeout
         self._per_task: float | None = None  # seconds per task on a worker, measured
         #: Batches sent so far and their tasks (for benchmarks and diagnostics).
         self.batches = 0
@@ -99,7 +100,8 @@ class DaskExecutor:
         grace: float | None = None,
     ) -> DaskExecutor:
         """Join the scheduler at `address` (`tcp://host:8786`), or start `local:N`: N worker
-        processes on 127.0.0.1. A `ClusterError` if it cannot be reached within `timeout`."""
+        processes on 127.0.0.1. A `ClusterError` if it cannot be reached within `timeout`, or
+        (in `prepare`) if no worker has joined it within `timeout` more."""
         try:
             from dask.distributed import Client
         except ImportError:
@@ -108,7 +110,8 @@ class DaskExecutor:
             ) from None
         if address.startswith("local:"):
             cluster = _local_cluster(address)
-            return cls(Client(cluster), batch_size=batch_size, grace=grace, cluster=cluster)
+            client = Client(cluster)
+            return cls(client, batch_size=batch_size, grace=grace, cluster=cluster, timeout=timeout)
         try:
             client = Client(address, timeout=timeout)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -116,7 +119,7 @@ class DaskExecutor:
             raise ClusterError(
                 f"cannot reach the dask scheduler at {address} within {timeout:g} s: {why}"
             ) from None
-        return cls(client, batch_size=batch_size, grace=grace)
+        return cls(client, batch_size=batch_size, grace=grace, timeout=timeout)
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -133,7 +136,12 @@ class DaskExecutor:
         """Every worker's machine and backends' versions (`probe.worker_info`, plus `worker`,
         its address); a ClusterError naming the workers that lack a backend."""
         try:
-            self.client.wait_for_workers(1, timeout=WORKER_WAIT)
+            self.client.wait_for_workers(1, timeout=self.timeout)
+        except TimeoutError:
+            raise ClusterError(
+                f"no dask worker joined the scheduler at {self.address} within {self.timeout:g} s"
+            ) from None
+        try:
             found = self.client.run(worker_info, list(backends))
         except Exception as exc:  # e.g. sudokubench not installed on a worker
             first = str(exc).splitlines()[0] if str(exc) else ""
