@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -145,6 +146,85 @@ def test_a_dask_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
         assert sorted(store.done_task_ids(report.run.id)) == list(range(60))
     assert answers(report) == answers(undisturbed)
     assert verdicts(report) == verdicts(undisturbed) and report.ok
+
+
+def stored(db: Path) -> int:
+    """Task rows committed so far (0 before the file or its tables exist)."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+
+def group_gone(pgid: int, limit: float = 30) -> bool:
+    """Whether every process of the group has ended within `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_command_line_stops_the_cluster_and_the_run_resumes_locally(tmp_path):
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 60)]
+    puzzles = write(tmp_path / "p.txt", lines)
+    db = tmp_path / "r.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(TESTS))
+    proc = subprocess.Popen(
+        [
+            str(SCRIPT),
+            "compare",
+            str(puzzles),
+            "-b",
+            "fake_backends:SlowHonest",
+            "--db",
+            str(db),
+            "--cluster",
+            "local:2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own group, as a terminal's Ctrl-C reaches all of it
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while stored(db) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert f"resume with: sudokubench compare --resume 1 --db {db}" in err
+    assert "Traceback" not in err, err[-3000:]
+    assert group_gone(proc.pid), "a dask or solver process outlived the run"
+    with Store(db, create=False) as store:
+        assert store.run(1).status == "interrupted"
+        assert 2 <= len(store.done_task_ids(1)) < 60
+    resumed = subprocess.run(
+        [str(SCRIPT), "compare", "--resume", "1", "--db", str(db), "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    with Store(db, create=False) as store:
+        assert sorted(store.done_task_ids(1)) == list(range(60))
+        assert {t.status for t in store.tasks(1)} == {"solved"}
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -24,7 +24,8 @@ How it works:
   its batches again on other workers; a batch's outcomes come back once, all together, so no
   task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers
   is submitted again up to `RETRIES` times, then the run stops with a `ClusterError`.
-  Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished.
+  Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished. The workers of a
+  `local:N` cluster ignore Ctrl-C (a terminal sends it to them too): the run stops them.
 
 Roads not taken: one dask task per puzzle (dask's scheduling costs about a millisecond per
 task, more than a 17clue puzzle takes to solve); `client.map` over all batches at once (no
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import signal
 import threading
 import time
 from collections import deque
@@ -247,8 +249,8 @@ class DaskExecutor:
 
 
 def _local_cluster(spec: str) -> Any:
-    """A LocalCluster for `local:N`: N single-threaded worker processes on 127.0.0.1, no
-    dashboard."""
+    """A LocalCluster for `local:N`: N single-threaded worker processes on 127.0.0.1 that
+    ignore Ctrl-C, no dashboard."""
     from dask.distributed import LocalCluster
 
     count = spec.removeprefix("local:")
@@ -259,8 +261,18 @@ def _local_cluster(spec: str) -> Any:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        # No dashboard; the scheduler's HTTP routes (health, metrics) on a free loopback
+        # port rather than 8787, which another cluster may hold.
+        dashboard_address=":0",
+        scheduler_kwargs={"dashboard": False},
+        preload=[__name__],  # `dask_setup` below, in every worker (restarted ones too)
     )
+
+
+def dask_setup(worker: Any) -> None:
+    """In each worker of a `local:N` cluster (a dask preload): ignore Ctrl-C, which the
+    terminal sends to the whole process group; `compare` stops them itself when it ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _pools = threading.local()
