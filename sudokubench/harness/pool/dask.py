@@ -7,19 +7,21 @@ How it works:
   `LocalCluster` of N single-threaded worker processes bound to 127.0.0.1, no dashboard.
 - **Before the first task** (`prepare`): `client.run` runs `probe.worker_info` on every worker:
   its host, CPU count, Python and the versions of the requested backends. A backend missing on
-  some worker, or a worker that may not start processes (a daemonic one), is a `ClusterError`
-  that names the workers; the descriptions go into the run's `machine` record.
+  some worker is a `ClusterError` that names the workers; the descriptions go into the run's
+  `machine` record.
 - **Tasks** travel as plain tuples with the puzzle's text (no shared file system) in batches:
   one dask task per batch. On the dask worker, a batch runs through a `LocalPool` of one
   process that the worker thread keeps for the next batches, so hard timeouts and crash
   isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
-  dask worker. Outcomes come back in `wire.py`'s form, each with the worker's host.
+  dask worker (which dask starts as a daemon process: `_allow_children` lifts multiprocessing's
+  rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
+  come back in `wire.py`'s form, each with the worker's host.
 - **Batch size** adapts: the first batches hold `FIRST_BATCH` tasks; then each batch is sized
   to take about `BATCH_SECONDS` on a worker, from the time per task measured so far, at most
   `MAX_BATCH`, and no more than a share of what is left (so workers finish together) unless
-  that is under `FIRST_BATCH`. Each
-  worker thread has up to two batches waiting, so it never idles between batches. Dask's own
-  cost is then a few milliseconds per batch, microseconds per task (`benchmarks/dask.py`).
+  that is under `FIRST_BATCH`. Each worker thread has up to two batches waiting, so it never
+  idles between batches. Dask's own cost is then a few milliseconds per batch, 0.1-0.2 ms per
+  task on the loaded 2-core test machine (`benchmarks/dask.py`).
 - **Faults.** A dask worker that dies mid-batch (kill -9, a lost machine): the scheduler runs
   its batches again on other workers; a batch's outcomes come back once, all together, so no
   task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers
@@ -27,11 +29,11 @@ How it works:
   Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished. The workers of a
   `local:N` cluster ignore Ctrl-C (a terminal sends it to them too): the run stops them.
 
-Roads not taken: one dask task per puzzle (dask's scheduling costs about a millisecond per
-task, more than a 17clue puzzle takes to solve); `client.map` over all batches at once (no
-adapting the batch size, every batch's tasks held by the scheduler from the start); solving in
-the dask worker's own thread (a backend stuck in C code could not be stopped, and a segfault
-would take the dask worker down).
+Roads not taken: one dask task per puzzle (dask's scheduling then cost 53 ms per task on the
+loaded test machine, where a 17clue puzzle took 5 ms with `fast`); `client.map` over all
+batches at once (no adapting the batch size, every batch's tasks held by the scheduler from the
+start); solving in the dask worker's own thread (a backend stuck in C code could not be
+stopped, and a segfault would take the dask worker down).
 """
 
 from __future__ import annotations
@@ -111,7 +113,10 @@ class DaskExecutor:
                 "running on a cluster needs dask.distributed: pip install 'sudokubench[dask]'"
             ) from None
         if address.startswith("local:"):
-            cluster = _local_cluster(address)
+            try:
+                cluster = _local_cluster(address)
+            except (OSError, RuntimeError, TimeoutError) as exc:  # e.g. no free port, no fork
+                raise ClusterError(f"cannot start {address}: {exc}") from None
             client = Client(cluster)
             return cls(client, batch_size=batch_size, grace=grace, cluster=cluster, timeout=timeout)
         try:
