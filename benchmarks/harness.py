@@ -29,8 +29,9 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from _common import Rounds, load_average, process_cpu
 
@@ -50,6 +51,10 @@ class MeasuredPool:
     def __init__(self, jobs: int, backend: str) -> None:
         self.pool = LocalPool(jobs=jobs, preload=(backend,))  # as compare's default pool
         self.worker_cpu = 0.0
+
+    def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
+        """The pool's description of this machine."""
+        return self.pool.prepare(backends)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """The pool's outcomes."""

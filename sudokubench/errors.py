@@ -9,12 +9,14 @@ without looking at which member it is. They are `ValueError`s, as the older ones
 - `UnknownBackendError`: a backend name nothing resolves, or one not available here.
 - `StoreError`: a results database that cannot be used (missing, another schema, no such run).
 - `ArgumentError`: an argument out of its range or inconsistent with another one.
+- `ClusterError`: a cluster that cannot be reached or cannot run the requested backends.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "ArgumentError",
+    "ClusterError",
     "GridFormatError",
     "InputError",
     "InvalidPuzzleError",
@@ -45,3 +47,7 @@ class StoreError(InputError):
 
 class ArgumentError(InputError):
     """An argument out of its range, or inconsistent with another one."""
+
+
+class ClusterError(InputError):
+    """A cluster that cannot be reached, has no workers, or lacks a backend on some worker."""

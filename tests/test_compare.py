@@ -122,6 +122,9 @@ class Unchecked:
 
         self.pool = LocalPool(jobs=1)
 
+    def prepare(self, backends):
+        return self.pool.prepare(backends)
+
     def run(self, tasks):
         for outcome in self.pool.run(tasks):
             yield outcome._replace(checked=False, verdict="?", problem=None)

@@ -334,7 +334,7 @@ def test_dask_executor_has_the_same_semantics():
         task(11, "fake_backends:KillSelf"),
         task(12, "fake_backends:Crash"),
     ]
-    with DaskExecutor(jobs=2, batch_size=2, grace=0.5) as executor:
+    with DaskExecutor.connect("local:2", batch_size=2, grace=0.5) as executor:
         outcomes = by_id(list(executor.run(tasks)))
     assert set(outcomes) == {0, 1, 2, 3, 4, 5, 10, 11, 12}
     for k in range(6):

@@ -8,6 +8,8 @@
   strings.
   With none it runs the built-in showcase over every available backend with a
   short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
+  `--cluster ADDRESS` runs the tasks on a dask.distributed scheduler, `--cluster local:N` on N
+  dask workers here (`harness/pool/dask.py`); the database stays this process's alone.
 - `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
   a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
 - `runs` lists the stored runs.
@@ -30,6 +32,7 @@ from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
+from sudokubench.harness.pool import Executor
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.harness.store import Store
 
@@ -164,6 +167,23 @@ def compare(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     allow_errors: AllowErrorsOpt = False,
     par: ParOpt = 2.0,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            metavar="ADDRESS",
+            help="Run the tasks on a dask scheduler (tcp://host:8786), or on local:N, N dask "
+            "workers on this machine (needs the dask extra).",
+        ),
+    ] = None,
+    cluster_timeout: Annotated[
+        float,
+        typer.Option(
+            "--cluster-timeout",
+            min=0.1,
+            help="Seconds to reach the --cluster scheduler, and then for its first worker.",
+        ),
+    ] = 10.0,
 ) -> None:
     """Run every puzzle through every backend; check, cross-check, time and store the answers.
 
@@ -175,6 +195,11 @@ def compare(
         raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
     if no_warmup and warmup:
         raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
+    if cluster and jobs != 1:
+        raise UsageFailure(
+            "--jobs sizes the local pool: with --cluster, the dask workers' threads set how "
+            "many tasks run at once"
+        )
     try:
         args = CompareArgs(
             files=tuple(files or ()),
@@ -193,11 +218,13 @@ def compare(
     if (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
     reporter = _Reporter(quiet, args.jobs)
+    executor = _cluster(cluster, cluster_timeout) if cluster else None
     try:
         report = run_compare(
             args,
             db=db,
             resume=resume,
+            executor=executor,
             progress=reporter.update,
             on_start=reporter.start,
             par=par,
@@ -212,6 +239,8 @@ def compare(
         raise typer.Exit(130) from None
     finally:
         reporter.stop()
+        if executor is not None:
+            executor.close()
     from sudokubench.harness.report import render
 
     if json_out:
@@ -221,6 +250,13 @@ def compare(
         print(f"stored as run {report.run.id} in {db}")
     if code := report.exit_code(allow_errors=allow_errors):
         raise typer.Exit(code)
+
+
+def _cluster(address: str, timeout: float) -> Executor:
+    """The executor for `--cluster`: a dask scheduler's address or `local:N`."""
+    from sudokubench.harness.pool import DaskExecutor
+
+    return DaskExecutor.connect(address, timeout=timeout)
 
 
 def _open(db: Path) -> Store:

@@ -19,6 +19,9 @@ report.ok                 # no wrong answer and no disagreement
 report.to_json()          # the same keys as `sudokubench compare --json`
 ```
 
+`compare(..., executor=DaskExecutor.connect("tcp://host:8786"))` runs the tasks on a
+dask.distributed cluster (`pool/dask.py`), `LocalPool(jobs=N)` on this machine.
+
 How a run goes:
 
 1. **Plan** (`plan.py`). The puzzles are read with `formats.read_puzzles` (expected answers
@@ -39,12 +42,15 @@ How a run goes:
 
 from sudokubench.errors import StoreError
 from sudokubench.harness.plan import SHOWCASE, CompareArgs, available_backends, plan
+from sudokubench.harness.pool import DaskExecutor, LocalPool
 from sudokubench.harness.run import Interrupted, Progress, compare
 
 __all__ = [
     "SHOWCASE",
     "CompareArgs",
+    "DaskExecutor",
     "Interrupted",
+    "LocalPool",
     "Progress",
     "StoreError",
     "available_backends",

@@ -24,6 +24,7 @@ from sudokubench._version import __version__
 from sudokubench.catalog import ARGUMENT_ID, Source, resolve_input
 from sudokubench.errors import ArgumentError, UnknownBackendError
 from sudokubench.grid import Shape
+from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, canonical_name, get_backend
@@ -200,7 +201,8 @@ def plan(args: CompareArgs, puzzles: Sequence[PuzzleRow]) -> list[Task]:
 
 
 def machine_info(backends: Iterable[str]) -> dict[str, Any]:
-    """Where the run happens: platform, CPUs, Python, the version of every backend's package."""
+    """Where the run happens (the parent): host, platform, CPUs, Python, the version of every
+    backend's package. `compare` adds `workers`, the executor's `prepare` (where tasks run)."""
     versions: dict[str, str | None] = {}
     for name in backends:
         try:
@@ -208,6 +210,7 @@ def machine_info(backends: Iterable[str]) -> dict[str, Any]:
         except Exception as exc:  # a plug-in's version() must not stop the run
             versions[name] = f"unknown ({type(exc).__name__})"
     return {
+        "host": HOST,
         "platform": platform.platform(),
         "machine": platform.machine(),
         "processor": platform.processor(),

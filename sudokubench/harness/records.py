@@ -69,3 +69,4 @@ class TaskRow(NamedTuple):
     verdict: str
     valid: bool
     problem: str | None
+    host: str = ""  # the machine that ran it ("" in runs stored before hosts were recorded)

@@ -28,7 +28,7 @@ from sudokubench.harness.plan import (
     resolve_args,
     resolve_backends,
 )
-from sudokubench.harness.pool import Executor, LocalPool, Outcome, Task
+from sudokubench.harness.pool import HOST, Executor, LocalPool, Outcome, Task
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
 from sudokubench.harness.stats import limited_status
@@ -76,6 +76,7 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         verdict=verdict,
         valid=problem is None,
         problem=problem,
+        host=outcome.host or HOST,
     )
 
 
@@ -215,6 +216,7 @@ def _compare(
             if executor is None:  # its fork server boots while the puzzles are read
                 executor = own = _local_pool(args)
             puzzles = load_puzzles(args)
+            workers = executor.prepare(args.backends)
             store = Store(db, create=True)
         else:
             store = Store(db, create=False)
@@ -224,8 +226,10 @@ def _compare(
                 run_id = resume
                 if executor is None:
                     executor = own = _local_pool(args)
+                store.add_workers(run_id, executor.prepare(args.backends))
             else:
-                run_id = store.new_run(args.to_json(), machine_info(args.backends))
+                machine = {**machine_info(args.backends), "workers": workers}
+                run_id = store.new_run(args.to_json(), machine)
                 store.add_puzzles(run_id, puzzles)
             return _run(store, run_id, args, puzzles, executor, progress, on_start, par)
         finally:

@@ -6,12 +6,15 @@ Tables:
   refused with a message that says what to do.
 - `runs`: one row per `compare` run: `id`, `started`, `ended` (UTC ISO times), `status`
   (`running`, `complete`, `interrupted`), `args` (JSON: everything needed to plan the run
-  again, which is what `--resume` reads), `machine` (JSON: platform, CPU count, Python, the
-  version of every backend's package), `disagreements` (set when the run ends).
+  again, which is what `--resume` reads), `machine` (JSON: the parent's host, platform, CPU
+  count, Python, the version of every backend's package, and `workers`: every worker
+  machine's host, CPU count, Python and backend versions, as the executor's `prepare` gave
+  them), `disagreements` (set when the run ends).
 - `puzzles`: the puzzles of a run with their collection and the answers the input states.
 - `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
   returned, the timings, and the harness's check of the answer (`valid`, `problem`,
-  `verdict`). `(run_id, task_id)` is the primary key, so a resumed run cannot duplicate one.
+  `verdict`) and the `host` that ran it. `(run_id, task_id)` is the primary key, so a
+  resumed run cannot duplicate one. A version 1 file (no `host`) is upgraded on open.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
 commits what has come in every tenth of a second (from a background thread when no outcome
@@ -46,7 +49,9 @@ __all__ = [
     "TaskWriter",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Older schema versions this one upgrades in place: version -> the SQL that does it.
+_UPGRADES = {1: "ALTER TABLE tasks ADD COLUMN host TEXT NOT NULL DEFAULT ''"}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -91,6 +96,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     verdict TEXT NOT NULL,
     valid INTEGER NOT NULL,
     problem TEXT,
+    host TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, task_id)
 );
 """
@@ -172,6 +178,11 @@ class Store:
             raise StoreError(f"{self.path} is not a sudokubench results database")
         if "schema_version" in tables:
             row = self.db.execute("SELECT version FROM schema_version").fetchone()
+            if row is not None and row[0] in _UPGRADES:
+                with self.db:
+                    self.db.execute(_UPGRADES[row[0]])
+                    self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+                row = (SCHEMA_VERSION,)
             if row is None or row[0] != SCHEMA_VERSION:
                 found = "none" if row is None else row[0]
                 raise StoreError(
@@ -207,6 +218,17 @@ class Store:
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
+
+    def add_workers(self, run_id: int, workers: Sequence[dict[str, Any]]) -> None:
+        """Add the workers of a resumed run's executor to its `machine["workers"]` (each
+        description once)."""
+        machine = self.run(run_id).machine
+        known = machine.setdefault("workers", [])
+        known.extend(w for w in workers if w not in known)
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
+            )
 
     def set_status(
         self, run_id: int, status: RunStatus, *, disagreements: int | None = None

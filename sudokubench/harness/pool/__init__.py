@@ -1,6 +1,7 @@
 """Executors: where tasks run. `task.py` the records and the `Executor` protocol, `wire.py`
 what crosses the pipe, `worker.py` the worker process, `local.py` `LocalPool` (processes on
-this machine), `dask.py` `DaskExecutor` (a dask.distributed cluster). Re-exports only."""
+this machine), `dask.py` `DaskExecutor` (a dask.distributed cluster), `probe.py` what a worker
+machine is. Re-exports only."""
 
 from sudokubench.harness.pool.dask import DaskExecutor
 from sudokubench.harness.pool.local import (
@@ -9,11 +10,13 @@ from sudokubench.harness.pool.local import (
     LocalPool,
     describe_exit,
 )
+from sudokubench.harness.pool.probe import HOST, worker_info
 from sudokubench.harness.pool.task import Executor, Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.worker import run_task
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "HOST",
     "LOAD_TIMEOUT",
     "DaskExecutor",
     "Executor",
@@ -24,4 +27,5 @@ __all__ = [
     "describe_exit",
     "failed",
     "run_task",
+    "worker_info",
 ]

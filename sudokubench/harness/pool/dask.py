@@ -1,54 +1,132 @@
-"""`DaskExecutor`: the same tasks on a dask.distributed cluster (the optional extra `dask`),
-each dask worker running its batches through a one-process `LocalPool` of its own."""
+"""`DaskExecutor`: the same tasks on a dask.distributed cluster (the optional extra `dask`).
+
+How it works:
+
+- **Connecting.** `DaskExecutor.connect("tcp://host:8786")` joins a running scheduler within
+  `timeout` seconds (else a `ClusterError`, one line); `connect("local:N")` starts a
+  `LocalCluster` of N single-threaded worker processes bound to 127.0.0.1, no dashboard.
+- **Before the first task** (`prepare`): `client.run` runs `probe.worker_info` on every worker:
+  its host, CPU count, Python and the versions of the requested backends. A backend missing on
+  some worker is a `ClusterError` that names the workers; the descriptions go into the run's
+  `machine` record.
+- **Tasks** travel as plain tuples with the puzzle's text (no shared file system) in batches:
+  one dask task per batch. On the dask worker, a batch runs through a `LocalPool` of one
+  process that the worker thread keeps for the next batches, so hard timeouts and crash
+  isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
+  dask worker (which dask starts as a daemon process: `_allow_children` lifts multiprocessing's
+  rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
+  come back in `wire.py`'s form, each with the worker's host.
+- **Batch size** adapts: the first batches hold `FIRST_BATCH` tasks; then each batch is sized
+  to take about `BATCH_SECONDS` on a worker, from the time per task measured so far, at most
+  `MAX_BATCH`, and no more than a share of what is left (so workers finish together) unless
+  that is under `FIRST_BATCH`. Each worker thread has up to two batches waiting, so it never
+  idles between batches. Dask's own cost is then a few milliseconds per batch, 0.1-0.2 ms per
+  task on the loaded 2-core test machine (`benchmarks/dask.py`).
+- **Faults.** A dask worker that dies mid-batch (kill -9, a lost machine): the scheduler runs
+  its batches again on other workers; a batch's outcomes come back once, all together, so no
+  task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers
+  is submitted again up to `RETRIES` times, then the run stops with a `ClusterError`.
+  Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished. The workers of a
+  `local:N` cluster ignore Ctrl-C (a terminal sends it to them too): the run stops them.
+
+Roads not taken: one dask task per puzzle (dask's scheduling then cost 53 ms per task on the
+loaded test machine, where a 17clue puzzle took 5 ms with `fast`); `client.map` over all
+batches at once (no adapting the batch size, every batch's tasks held by the scheduler from the
+start); solving in the dask worker's own thread (a backend stuck in C code could not be
+stopped, and a segfault would take the dask worker down).
+"""
 
 from __future__ import annotations
 
+import math
+import multiprocessing
+import signal
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sudokubench.harness.pool.local import LocalPool
+from sudokubench.errors import ClusterError
+from sudokubench.harness.pool.probe import HOST, worker_info
 from sudokubench.harness.pool.task import Outcome, Task
+from sudokubench.harness.pool.wire import Wire, from_wire, to_wire
 
-__all__ = ["DaskExecutor"]
+__all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor"]
+
+#: Tasks in each of the first batches, before any time per task is known.
+FIRST_BATCH = 8
+#: Seconds of work a batch is sized to take on a worker.
+BATCH_SECONDS = 0.5
+#: Most tasks in a batch.
+MAX_BATCH = 2048
+#: Times a batch is submitted again after dask gave it up (it killed too many workers).
+RETRIES = 2
 
 
 class DaskExecutor:
-    """An `Executor` on a dask.distributed cluster (the optional extra `dask`).
+    """An `Executor` on a dask.distributed cluster: see the module docstring.
 
-    Tasks go to the cluster in small batches (`client.map`); on each dask worker a batch runs
-    through that worker's own `LocalPool` of one process, so hard timeouts, killed workers and
-    crashes behave exactly as with `LocalPool` here. Outcomes stream back a batch at a time, in
-    completion order. Without a `client`, a `LocalCluster` of `jobs` single-threaded worker
-    processes is started (and closed by `close`). A cluster of your own must run its workers as
-    non-daemon processes (dask config `distributed.worker.daemon: False`), since each starts
-    a process of its own.
+    Give it a `distributed.Client` of your own (it stays yours), or use `connect`.
+    `batch_size` fixes the tasks per batch instead of adapting it.
     """
 
     def __init__(
         self,
-        client: Any = None,
+        client: Any,
         *,
-        jobs: int = 1,
-        batch_size: int = 4,
+        batch_size: int | None = None,
         grace: float | None = None,
+        cluster: Any = None,
+        timeout: float = 10.0,
     ) -> None:
-        """Use `client`, or start a local cluster of `jobs` worker processes."""
-        import dask
-        from dask.distributed import Client, LocalCluster
-
-        if batch_size < 1:
+        """Run on `client`'s cluster; `cluster` (a LocalCluster) is closed with the executor;
+        `prepare` waits up to `timeout` seconds for a first worker."""
+        if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.client = client
         self.batch_size = batch_size
         self.grace = grace
-        self._cluster = None
-        if client is None:
-            with dask.config.set({"distributed.worker.daemon": False}):
-                self._cluster = LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
-                )
-            client = Client(self._cluster)
-        self.client = client
+        self._cluster = cluster
+        self.timeout = timeout
+        self._per_task: float | None = None  # seconds per task on a worker, measured
+        #: Batches sent so far and their tasks (for benchmarks and diagnostics).
+        self.batches = 0
+        self.sent = 0
+
+    @classmethod
+    def connect(
+        cls,
+        address: str,
+        *,
+        timeout: float = 10.0,
+        batch_size: int | None = None,
+        grace: float | None = None,
+    ) -> DaskExecutor:
+        """Join the scheduler at `address` (`tcp://host:8786`), or start `local:N`: N worker
+        processes on 127.0.0.1. A `ClusterError` if it cannot be reached within `timeout`, or
+        (in `prepare`) if no worker has joined it within `timeout` more."""
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise ClusterError(
+                "running on a cluster needs dask.distributed: pip install 'sudokubench[dask]'"
+            ) from None
+        if address.startswith("local:"):
+            try:
+                cluster = _local_cluster(address)
+            except (OSError, RuntimeError, TimeoutError) as exc:  # e.g. no free port, no fork
+                raise ClusterError(f"cannot start {address}: {exc}") from None
+            client = Client(cluster)
+            return cls(client, batch_size=batch_size, grace=grace, cluster=cluster, timeout=timeout)
+        try:
+            client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ClusterError(
+                f"cannot reach the dask scheduler at {address} within {timeout:g} s: {why}"
+            ) from None
+        return cls(client, batch_size=batch_size, grace=grace, timeout=timeout)
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -56,33 +134,176 @@ class DaskExecutor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def address(self) -> str:
+        """The scheduler's address."""
+        return str(self.client.scheduler.address)
+
+    def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
+        """Every worker's machine and backends' versions (`probe.worker_info`, plus `worker`,
+        its address); a ClusterError naming the workers that lack a backend."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.timeout)
+        except TimeoutError:
+            raise ClusterError(
+                f"no dask worker joined the scheduler at {self.address} within {self.timeout:g} s"
+            ) from None
+        try:
+            found = self.client.run(worker_info, list(backends))
+        except Exception as exc:  # e.g. sudokubench not installed on a worker
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            raise ClusterError(
+                f"cannot ask the workers of {self.address} what they run "
+                f"({type(exc).__name__}: {first}): is sudokubench installed on every worker?"
+            ) from None
+        problems = []
+        for name in backends:
+            lacking = sorted(w for w, info in found.items() if name in info["missing"])
+            if lacking:
+                why = found[lacking[0]]["missing"][name]
+                problems.append(f"backend {name!r} is missing on {', '.join(lacking)} ({why})")
+        if problems:
+            raise ClusterError("; ".join(problems))
+        return [{"worker": w, **info} for w, info in sorted(found.items())]
+
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield every task's Outcome, a batch at a time, in completion order."""
         from dask.distributed import as_completed
 
-        todo = list(tasks)
-        batches = [todo[k : k + self.batch_size] for k in range(0, len(todo), self.batch_size)]
-        futures = self.client.map(_run_on_dask_worker, batches, grace=self.grace, pure=False)
+        queue = deque(tasks)
+        if not queue:
+            return
+        threads = max(1, sum(self.client.nthreads().values()))
+        pending: dict[Any, tuple[list[Task], int]] = {}  # future -> (its tasks, tries)
+        futures = as_completed(with_results=True, raise_errors=False)  # fetched as they end
         try:
-            for future in as_completed(futures):
-                yield from future.result()
+            self._top_up(queue, pending, futures, threads)
+            for future, result in futures:
+                batch, tries = pending.pop(future)
+                if future.status == "finished":
+                    elapsed, wires = result
+                    self._learn(elapsed, len(batch))
+                    by_id = {t.task_id: t for t in batch}
+                    for wire in wires:
+                        yield from_wire(by_id[wire[0]], wire)
+                else:
+                    self._failed(future, batch, tries, pending, futures)
+                self._top_up(queue, pending, futures, threads)
         finally:  # an abandoned run leaves nothing queued on the cluster
-            self.client.cancel(futures)
+            if pending:
+                self.client.cancel(list(pending))
+
+    def _failed(
+        self,
+        future: Any,
+        batch: list[Task],
+        tries: int,
+        pending: dict[Any, tuple[list[Task], int]],
+        futures: Any,
+    ) -> None:
+        """Submit a batch dask gave up on again, or stop the run with a ClusterError."""
+        from dask.distributed import KilledWorker
+
+        exc = future.exception() if future.status == "error" else None
+        if isinstance(exc, KilledWorker) and tries < RETRIES:
+            self._submit(batch, tries + 1, pending, futures)
+            return
+        what = f"{type(exc).__name__}: {exc}" if exc is not None else f"batch {future.status}"
+        raise ClusterError(f"the cluster at {self.address} failed a batch of tasks: {what}")
+
+    def _top_up(
+        self, queue: deque[Task], pending: dict[Any, Any], futures: Any, threads: int
+    ) -> None:
+        """Keep up to two batches per worker thread submitted."""
+        while queue and len(pending) < 2 * threads:
+            size = self._size(len(queue), threads)
+            batch = [queue.popleft() for _ in range(min(size, len(queue)))]
+            self._submit(batch, 0, pending, futures)
+
+    def _submit(self, batch: list[Task], tries: int, pending: dict[Any, Any], futures: Any) -> None:
+        future = self.client.submit(_run_batch, [tuple(t) for t in batch], self.grace, pure=False)
+        pending[future] = (batch, tries)
+        futures.add(future)
+        self.batches += 1
+        self.sent += len(batch)
+
+    def _size(self, left: int, threads: int) -> int:
+        """Tasks for the next batch: fixed, or about BATCH_SECONDS of work, at most a
+        share of what is left."""
+        if self.batch_size is not None:
+            return self.batch_size
+        if self._per_task is None:
+            size = FIRST_BATCH
+        else:
+            size = int(BATCH_SECONDS / max(self._per_task, 1e-6))
+        share = math.ceil(left / (2 * threads))
+        return max(1, min(size, max(share, FIRST_BATCH), MAX_BATCH))
+
+    def _learn(self, elapsed: float, n: int) -> None:
+        """Fold a batch's seconds per task on its worker into the running estimate."""
+        per_task = elapsed / max(n, 1)
+        old = self._per_task
+        self._per_task = per_task if old is None else 0.7 * old + 0.3 * per_task
 
     def close(self) -> None:
-        """Close the client and the cluster this executor started (not one it was given)."""
+        """Close the client and the cluster `connect` started (a client given stays open)."""
         if self._cluster is not None:
             self.client.close()
             self._cluster.close()
             self._cluster = None
 
 
-_dask_pools = threading.local()
+def _local_cluster(spec: str) -> Any:
+    """A LocalCluster for `local:N`: N single-threaded worker processes on 127.0.0.1 that
+    ignore Ctrl-C, no dashboard."""
+    from dask.distributed import LocalCluster
+
+    count = spec.removeprefix("local:")
+    if not count.isdigit() or int(count) < 1:
+        raise ClusterError(f"{spec!r}: expected local:N with N a number of workers, e.g. local:2")
+    return LocalCluster(
+        n_workers=int(count),
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        # No dashboard; the scheduler's HTTP routes (health, metrics) on a free loopback
+        # port rather than 8787, which another cluster may hold.
+        dashboard_address=":0",
+        scheduler_kwargs={"dashboard": False},
+        preload=[__name__],  # `dask_setup` below, in every worker (restarted ones too)
+    )
 
 
-def _run_on_dask_worker(batch: list[Task], grace: float | None) -> list[Outcome]:
-    """On a dask worker: run a batch through this thread's own one-process LocalPool."""
-    pool = getattr(_dask_pools, "pool", None)
+def dask_setup(worker: Any) -> None:
+    """In each worker of a `local:N` cluster (a dask preload): ignore Ctrl-C, which the
+    terminal sends to the whole process group; `compare` stops them itself when it ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_pools = threading.local()
+
+
+def _run_batch(batch: list[tuple], grace: float | None) -> tuple[float, list[Wire]]:
+    """On a dask worker: run a batch through this thread's own one-process LocalPool (made on
+    the first batch, kept for the next); the seconds it took and the outcomes' wire forms,
+    each with this machine's host as its last field."""
+    from sudokubench.harness.pool.local import LocalPool
+
+    pools: dict[float | None, LocalPool] = _pools.__dict__.setdefault("by_grace", {})
+    tasks = [Task(*fields) for fields in batch]
+    pool = pools.get(grace)
     if pool is None:
-        pool = _dask_pools.pool = LocalPool(jobs=1, grace=grace)
-    return list(pool.run(batch))
+        _allow_children()
+        pool = pools[grace] = LocalPool(jobs=1, grace=grace, preload={t.backend for t in tasks})
+    start = time.perf_counter()
+    wires = [(*to_wire(outcome)[:-1], HOST) for outcome in pool.run(tasks)]
+    return time.perf_counter() - start, wires
+
+
+def _allow_children() -> None:
+    """Let this dask worker start its pool's processes even when its nanny made it a daemon
+    (dask's default). multiprocessing refuses children to daemons so that none outlives them;
+    the pool's processes die with this one anyway (their lifeline pipe, PR_SET_PDEATHSIG)."""
+    process = multiprocessing.current_process()
+    if process.daemon:
+        process.daemon = False

@@ -71,11 +71,12 @@ import sys
 import time
 import types
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.backend import Status
+from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import from_wire, receive, send
 from sudokubench.harness.pool.worker import worker_main
@@ -280,6 +281,10 @@ class LocalPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
+        """This machine, which runs every worker (`probe.worker_info`, plus `processes`)."""
+        return [{**worker_info(backends), "processes": self.jobs}]
 
     def close(self) -> None:
         """Stop every worker (a clean exit, then SIGKILL for any that hangs)."""

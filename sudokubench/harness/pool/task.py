@@ -3,9 +3,9 @@ protocol every pool (local processes, a dask cluster) implements."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 
@@ -43,6 +43,7 @@ class Outcome(NamedTuple):
     checked: bool = False  # whether `verdict` and `problem` below are the harness's check
     verdict: str = "?"  # the answer's verdict: "0", "=n", ">=n" or "?"
     problem: str | None = None  # what is wrong with the answer on its own; None when sound
+    host: str = ""  # the machine that ran it, when not this one (a cluster's worker)
 
 
 class Executor(Protocol):
@@ -51,6 +52,12 @@ class Executor(Protocol):
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task, as each finishes (checked with `run_task`'s check, or
         unchecked, `checked=False`, for `compare` to check)."""
+        ...
+
+    def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
+        """Before the first task: where the tasks will run, one dict per worker (`probe.py`'s
+        `worker_info`: host, CPU count, Python, the backends' versions); raises an InputError
+        naming the workers that cannot run one of `backends`."""
         ...
 
     def close(self) -> None:

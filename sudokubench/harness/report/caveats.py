@@ -5,7 +5,7 @@ timeouts, tasks still missing)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,6 +24,7 @@ __all__ = [
     "Failures",
     "failures_of",
     "format_seconds",
+    "host_warnings",
     "noise_line",
     "noisy_pairs",
     "run_warnings",
@@ -155,3 +156,17 @@ def run_warnings(
                 f"sudokubench compare --resume {run.id} --db {store.path}"
             )
     return tuple(warnings)
+
+
+def host_warnings(tasks: Sequence[TaskRow]) -> tuple[str, ...]:
+    """A warning per backend whose measured samples ran on more than one host."""
+    hosts: dict[str, set[str]] = defaultdict(set)
+    for t in tasks:
+        if t.sample >= 0 and t.host:
+            hosts[t.backend].add(t.host)
+    return tuple(
+        f"{backend}: timings come from {len(names)} hosts ({', '.join(sorted(names))}): "
+        "times measured on unlike machines are not comparable; run on one host to compare them"
+        for backend, names in hosts.items()
+        if len(names) > 1
+    )

@@ -32,6 +32,7 @@ from sudokubench.harness.report.caveats import (
     Failures,
     failures_of,
     format_seconds,
+    host_warnings,
     run_warnings,
 )
 from sudokubench.harness.stats import (
@@ -388,6 +389,7 @@ def build_report(
             )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
     warnings = run_warnings(store, run, args, pairs, summary, planned, len(tasks))
+    warnings += host_warnings(tasks)
     return RunReport(
         run=run,
         puzzles=puzzles,

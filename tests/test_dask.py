@@ -1,0 +1,439 @@
+"""`compare` on a dask.distributed cluster: real scheduler and worker processes on 127.0.0.1,
+nothing of dask mocked. A LocalCluster of 2 workers serves the module; every run on it is
+compared with the same run through a LocalPool (verdicts, counts, the checks of the answers)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import MULTIPLE, TELEGRAM, collection
+
+pytest.importorskip("distributed")
+
+from sudokubench.harness import CompareArgs, Interrupted, compare
+from sudokubench.harness.pool import HOST, DaskExecutor
+from sudokubench.harness.store import Store
+
+SCRIPT = Path(sys.executable).with_name("sudokubench")
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 worker processes on 127.0.0.1, as `--cluster local:2` starts."""
+    with DaskExecutor.connect("local:2") as executor:
+        yield executor
+
+
+def worker_pids(executor: DaskExecutor) -> dict[str, int]:
+    return executor.client.run(os.getpid)
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def answers(report) -> dict[tuple[str, str, int], tuple]:
+    """What each task answered and how the harness judged it, by (puzzle, backend, sample)."""
+    return {
+        (t.puzzle_id, t.backend, t.sample): (t.status, t.count, t.exhaustive, t.verdict, t.valid)
+        for t in report.tasks
+    }
+
+
+def verdicts(report) -> dict[str, tuple]:
+    """Each puzzle's cross-check: agreed, the consensus, the problems' kinds, who is blamed."""
+    return {
+        pid: (v.agreed, v.consensus, tuple(p.kind for p in v.problems), v.blamed)
+        for pid, v in report.verdicts.items()
+    }
+
+
+def both_ways(args: CompareArgs, tmp_path: Path, cluster: DaskExecutor):
+    """The same run through a LocalPool of 2 and on the cluster."""
+    local = compare(args, db=tmp_path / "local.sqlite")
+    remote = compare(args, db=tmp_path / "dask.sqlite", executor=cluster)
+    return local, remote
+
+
+@pytest.mark.slow
+def test_a_cluster_run_equals_a_local_run(tmp_path, cluster):
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 150)]
+    lines += [str(r.puzzle) for r in collection("multisolution5000", 50, step=7)]
+    lines += [str(r.puzzle) for r in collection("top95", 40)]
+    lines += [TELEGRAM, MULTIPLE]
+    puzzles = write(tmp_path / "mix.txt", lines)
+    args = CompareArgs(files=(str(puzzles),), backends=("fast", "dlx", "norvig"), jobs=2)
+    local, remote = both_ways(args, tmp_path, cluster)
+    assert len(remote.tasks) == 3 * len(lines) == len({t.task_id for t in remote.tasks})
+    assert answers(remote) == answers(local)
+    assert verdicts(remote) == verdicts(local)
+    assert remote.ok and local.ok
+    counts = {t.count for t in remote.tasks if t.puzzle_id.endswith(f":{len(lines)}")}
+    assert counts == {2}  # MULTIPLE, with the default limit 2
+    # every task row names the machine that ran it; the run names every worker
+    assert {t.host for t in remote.tasks} == {HOST} == {t.host for t in local.tasks}
+    workers = remote.run.machine["workers"]
+    assert {w["worker"] for w in workers} == set(worker_pids(cluster))
+    for w in workers:
+        assert w["host"] == HOST and w["cpu_count"] == os.cpu_count()
+        assert w["python"] == sys.version.split()[0]
+        assert set(w["backends"]) == {"fast", "dlx", "norvig"}
+    assert not any("hosts" in line for line in remote.warnings)
+
+
+@pytest.mark.slow
+def test_a_wrong_plugin_is_caught_as_on_a_local_run(tmp_path, cluster):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, f"{MULTIPLE}:28"])
+    backends = ("fast", "fake_backends:WrongSolution", "fake_backends:WrongCount")
+    args = CompareArgs(files=(str(puzzles),), backends=backends, timeout=10)
+    local, remote = both_ways(args, tmp_path, cluster)
+    judged = {(t.puzzle_id, t.backend): (t.verdict, t.valid, t.problem) for t in remote.tasks}
+    assert judged == {
+        (t.puzzle_id, t.backend): (t.verdict, t.valid, t.problem) for t in local.tasks
+    }
+    verdict, valid, problem = judged[("p.txt:1", "fake_backends:WrongSolution")]
+    assert verdict == ">=1" and not valid and problem.startswith("solution 1 is wrong: ")
+    assert judged[("p.txt:1", "fast")] == ("=1", True, None)
+    assert verdicts(remote) == verdicts(local)
+    assert not remote.ok and remote.disagreement_count == local.disagreement_count > 0
+
+
+@pytest.mark.slow
+def test_a_hanging_backend_times_out_on_a_dask_worker_and_the_run_goes_on(tmp_path, cluster):
+    pids = worker_pids(cluster)
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, TELEGRAM.replace("8", ".", 1)])
+    args = CompareArgs(
+        files=(str(puzzles),), backends=("fast", "fake_backends:SleepForever"), timeout=0.5
+    )
+    report = compare(args, db=tmp_path / "r.sqlite", executor=cluster)
+    got = {(t.puzzle_id, t.backend): t for t in report.tasks}
+    for k in (1, 2):
+        hung = got[(f"p.txt:{k}", "fake_backends:SleepForever")]
+        assert hung.status == "timeout" and 1.0 <= hung.wall_s < 3.0, hung
+        assert "killed after" in hung.message
+        assert got[(f"p.txt:{k}", "fast")].status == "solved"
+    assert worker_pids(cluster) == pids  # the solver process was killed, not the dask worker
+
+
+@pytest.mark.slow
+def test_a_dask_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 30)]
+    puzzles = write(tmp_path / "p.txt", lines)
+    args = CompareArgs(files=(str(puzzles),), backends=("fast", "fake_backends:SlowHonest"))
+    undisturbed = compare(args, db=tmp_path / "calm.sqlite")
+    victim = max(worker_pids(cluster).values())
+    seen: list[int] = []
+
+    def kill_one(progress) -> None:
+        seen.append(progress.done)
+        if progress.done == 10:
+            os.kill(victim, signal.SIGKILL)
+
+    report = compare(args, db=tmp_path / "r.sqlite", executor=cluster, progress=kill_one)
+    assert victim not in worker_pids(cluster).values()
+    assert seen == list(range(1, 61))  # every task came back once
+    with Store(tmp_path / "r.sqlite", create=False) as store:
+        assert sorted(store.done_task_ids(report.run.id)) == list(range(60))
+    assert answers(report) == answers(undisturbed)
+    assert verdicts(report) == verdicts(undisturbed) and report.ok
+
+
+def stored(db: Path) -> int:
+    """Task rows committed so far (0 before the file or its tables exist)."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+
+def group_gone(pgid: int, limit: float = 30) -> bool:
+    """Whether every process of the group has ended within `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_command_line_stops_the_cluster_and_the_run_resumes_locally(tmp_path):
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 60)]
+    puzzles = write(tmp_path / "p.txt", lines)
+    db = tmp_path / "r.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(TESTS))
+    proc = subprocess.Popen(
+        [
+            str(SCRIPT),
+            "compare",
+            str(puzzles),
+            "-b",
+            "fake_backends:SlowHonest",
+            "--db",
+            str(db),
+            "--cluster",
+            "local:2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own group, as a terminal's Ctrl-C reaches all of it
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while stored(db) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert f"resume with: sudokubench compare --resume 1 --db {db}" in err
+    assert "Traceback" not in err, err[-3000:]
+    assert group_gone(proc.pid), "a dask or solver process outlived the run"
+    with Store(db, create=False) as store:
+        assert store.run(1).status == "interrupted"
+        assert 2 <= len(store.done_task_ids(1)) < 60
+    resumed = subprocess.run(
+        [str(SCRIPT), "compare", "--resume", "1", "--db", str(db), "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    with Store(db, create=False) as store:
+        assert sorted(store.done_task_ids(1)) == list(range(60))
+        assert {t.status for t in store.tasks(1)} == {"solved"}
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a dask process as Ctrl-C would (its worker process with it), else kill it."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_cluster_run_and_a_resume_on_another_executor(tmp_path, cluster):
+    """A run stopped on the cluster resumes on a LocalPool, and the other way round; each
+    equals an undisturbed run."""
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 20)]
+    args = CompareArgs(files=(str(write(tmp_path / "p.txt", lines)),), backends=("fast", "dlx"))
+    undisturbed = compare(args, db=tmp_path / "calm.sqlite")
+
+    def stop_after(n: int):
+        def progress(p) -> None:
+            if p.done == n:
+                raise KeyboardInterrupt
+
+        return progress
+
+    for first, then in ((cluster, None), (None, cluster)):
+        db = tmp_path / f"{first is None}.sqlite"
+        with pytest.raises(Interrupted) as stopped:
+            compare(args, db=db, executor=first, progress=stop_after(5))
+        run_id = stopped.value.run_id
+        with Store(db, create=False) as store:
+            assert store.run(run_id).status == "interrupted"
+            assert 5 <= len(store.done_task_ids(run_id)) < 40
+        resumed = compare(args, db=db, resume=run_id, executor=then)
+        assert resumed.run.status == "complete" and len(resumed.tasks) == 40
+        assert answers(resumed) == answers(undisturbed)
+        assert verdicts(resumed) == verdicts(undisturbed)
+        assert len(resumed.run.machine["workers"]) >= 2  # where each part ran
+
+
+def listening(port: int, limit: float = 60) -> None:
+    """Wait until something accepts connections on the port (a scheduler starting)."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    address = f"tcp://127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    done = subprocess.run(
+        [
+            str(SCRIPT),
+            "compare",
+            str(puzzles),
+            "-b",
+            "fast",
+            "--db",
+            str(tmp_path / "r.sqlite"),
+            "--cluster",
+            address,
+            "--cluster-timeout",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    took = time.monotonic() - start
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        f"sudokubench: error: cannot reach the dask scheduler at {address}"
+    )
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert took < 30  # imports and a 1 s connect timeout, on a loaded machine
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_jobs_with_a_cluster_is_one_line_and_exit_2(tmp_path):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    done = subprocess.run(
+        [str(SCRIPT), "compare", str(puzzles), "--cluster", "local:2", "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("sudokubench: error: --jobs sizes the local pool")
+
+
+@pytest.mark.parametrize("spec", ["local:0", "local:two"])
+def test_a_bad_local_cluster_is_one_line_and_exit_2(tmp_path, spec):
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM])
+    done = subprocess.run(
+        [str(SCRIPT), "compare", str(puzzles), "-b", "fast", "--cluster", spec],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"sudokubench: error: {spec!r}: expected local:N with N a number of workers, "
+        "e.g. local:2\n",
+    )
+
+
+@pytest.mark.slow
+def test_the_command_on_dask_workers_started_by_hand(tmp_path):
+    """`dask scheduler` and `dask worker` as the README starts them (the worker a daemon, as
+    dask makes it): a scheduler with no worker, and a backend a worker cannot load, stop the run
+    before it starts with one line; without them, `compare --cluster` runs."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = Path(sys.executable).with_name("dask")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    procs = [
+        subprocess.Popen(
+            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+
+    def worker() -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [
+                str(dask),
+                "worker",
+                address,
+                "--host",
+                "127.0.0.1",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.append(proc)
+        return proc
+
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, MULTIPLE])
+    db = tmp_path / "r.sqlite"
+
+    def run(backends: str, *more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                str(SCRIPT),
+                "compare",
+                str(puzzles),
+                "-b",
+                backends,
+                "--db",
+                str(db),
+                "--cluster",
+                address,
+                "-q",
+                *more,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**env, "PYTHONPATH": str(TESTS)},  # the plug-in is importable here only
+        )
+
+    try:
+        listening(port)
+        done = run("fast", "--cluster-timeout", "2")  # a scheduler without workers
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (
+            f"sudokubench: error: no dask worker joined the scheduler at {address} within 2 s\n"
+        )
+        worker()
+        done = run("fast,fake_backends:SlowHonest")
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(
+            "sudokubench: error: backend 'fake_backends:SlowHonest' is missing on tcp://127.0.0.1:"
+        )
+        assert done.stderr.count("\n") == 1
+        assert not db.exists()  # the run stopped before the database was touched
+        done = run("fast,dlx", "--json")
+        assert done.returncode == 0, done.stderr
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+    with Store(db, create=False) as store:
+        run_row = store.run(1)
+        rows = list(store.tasks(1))
+    assert run_row.status == "complete" and len(rows) == 4
+    assert {t.host for t in rows} == {HOST}
+    [info] = run_row.machine["workers"]
+    assert info["worker"].startswith("tcp://127.0.0.1:")
+    assert set(info["backends"]) == {"fast", "dlx"}
