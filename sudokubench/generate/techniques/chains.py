@@ -21,20 +21,12 @@ every start, keeping the shortest chain that removes something; `MAX_LINKS` boun
 from __future__ import annotations
 
 from sudokubench.generate.techniques.board import Board, Step, make_step
+from sudokubench.generate.techniques.board import cells_of as _set_bits  # node masks too
 
 __all__ = ["MAX_LINKS", "Links", "find_aic", "find_x_chain", "find_xy_chain"]
 
 #: The longest chain searched (links).
 MAX_LINKS = 15
-
-
-def _node_bits(mask: int) -> list[int]:
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found
 
 
 class Links:
@@ -57,7 +49,7 @@ class Links:
                 for unit in geo.unit_mask:
                     places = where & unit
                     if places.bit_count() == 2:
-                        a, b = _node_bits(places)
+                        a, b = _set_bits(places)
                         self._join((d - 1) * cells + a, (d - 1) * cells + b)
         self.weak_cells = weak_cells
         self.has_strong = sum(1 << v for v in self.strong)
@@ -102,7 +94,7 @@ class Links:
         found = self._step.get(v)
         if found is None:
             found = 0
-            for u in _node_bits(self.weak(v) & self.has_strong):
+            for u in _set_bits(self.weak(v) & self.has_strong):
                 found |= self.strong[u]
             self._step[v] = found
         return found
@@ -115,7 +107,7 @@ class Links:
             frontier = seen = self.strong[s]
             links = 1
             while frontier and links <= max_links and (best is None or links < best[0]):
-                for t in _node_bits(frontier):
+                for t in _set_bits(frontier):
                     if links < 3 and t != s:
                         continue  # a single strong link removes nothing new
                     gone = weak_s & self.weak_all(t) & ~(1 << s | 1 << t)
@@ -124,7 +116,7 @@ class Links:
                         break
                 else:
                     nxt = 0
-                    for t in _node_bits(frontier):
+                    for t in _set_bits(frontier):
                         nxt |= self.step(t)
                     frontier = nxt & ~seen
                     seen |= frontier
@@ -136,13 +128,13 @@ class Links:
     def path(self, s: int, t: int) -> list[int]:
         """Nodes of a shortest chain s = v1 - u1 = v2 ... = t (alternating strong, weak)."""
         parent: dict[int, tuple[int, int]] = {}
-        frontier = _node_bits(self.strong[s])
+        frontier = _set_bits(self.strong[s])
         reached = set(frontier)
         while t not in reached:
             nxt = []
             for v in frontier:
-                for u in _node_bits(self.weak(v) & self.has_strong):
-                    for w in _node_bits(self.strong[u]):
+                for u in _set_bits(self.weak(v) & self.has_strong):
+                    for w in _set_bits(self.strong[u]):
                         if w not in reached:
                             reached.add(w)
                             parent[w] = (v, u)
@@ -172,7 +164,7 @@ def _find_chain(board: Board, key: str, title: str, links: Links) -> Step | None
         return None
     _, s, t, gone = found
     chain = links.path(s, t)
-    elims = [links.node(v) for v in _node_bits(gone)]
+    elims = [links.node(v) for v in _set_bits(gone)]
     (ks, ds), (kt, dt) = links.node(s), links.node(t)
     if ks == kt:
         title = "nice loop" if key == "aic" else title
