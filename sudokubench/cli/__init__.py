@@ -21,7 +21,7 @@ __all__ = ["app", "main"]
 
 def _commands() -> Any:
     """The Typer app with every command registered."""
-    from sudokubench.cli import basic, cnf, compare, generate  # noqa: F401  (registers commands)
+    from sudokubench.cli import basic, cnf, compare, generate, listing  # noqa: F401  (registers commands)
     from sudokubench.cli.app import app
 
     return app

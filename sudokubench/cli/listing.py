@@ -1,0 +1,87 @@
+"""Commands that list what this installation has: `backends` (every registered backend, whether
+it is ready here, its version and declared capabilities; `--warm` compiles the native kernel)
+and `collections` (the shipped puzzle collections with their counts and provenance)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sudokubench.cli.app import JsonOpt, app, emit_json
+from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
+
+__all__ = ["backends", "collections_command"]
+
+
+@app.command()
+def backends(
+    as_json: JsonOpt = False,
+    warm: Annotated[
+        bool,
+        typer.Option("--warm", help="First compile or load the native backend's machine code."),
+    ] = False,
+) -> None:
+    """List the registered backends: available here?, version, capabilities."""
+    if warm:
+        from sudokubench.cli.native import warm_native
+
+        warm_native(quiet=as_json)
+    rows = []
+    for name in backend_names():
+        found = get_backend(name)
+        available = found.available()
+        rows.append(
+            {
+                "name": name,
+                "available": available,
+                "version": found.version() if available else None,
+                "practical_n": getattr(found, "practical_n", None),
+                "handles_hard": getattr(found, "handles_hard", None),
+                "note": "" if available else found.unavailable_reason(),
+            }
+        )
+    if as_json:
+        for row in rows:
+            emit_json(row)
+        return
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'backend':<{width}}  {'ready':<5}  {'version':<10}  {'max N':>5}  hard 9x9")
+    for r in rows:
+        ready = "yes" if r["available"] else "no"
+        hard = {True: "yes", False: "no", None: "?"}[r["handles_hard"]]
+        line = (
+            f"{r['name']:<{width}}  {ready:<5}  {r['version'] or '-':<10}  "
+            f"{r['practical_n'] or '?':>5}  {hard}"
+        )
+        print(line + (f"  ({r['note']})" if r["note"] else ""))
+    print(f"\ndefault: {DEFAULT_BACKEND}")
+
+
+@app.command("collections")
+def collections_command(as_json: JsonOpt = False) -> None:
+    """List the shipped collections: name, puzzles, what it is and where it came from.
+
+    Any command that reads puzzles takes a name (`top95`) or a subset (`top95:1-20`, `17clue:1000`).
+    """
+    from sudokubench.catalog import list_collections
+
+    found = list_collections()
+    if as_json:
+        for c in found:
+            emit_json(
+                {
+                    "name": c.name,
+                    "puzzles": c.puzzles,
+                    "file": c.path.name,
+                    "description": c.description,
+                    "source": c.source,
+                }
+            )
+        return
+    width = max(len(c.name) for c in found)
+    print(f"{'name':<{width}}  {'puzzles':>7}  what it is (source)")
+    for c in found:
+        about = c.description + (f" ({c.source})" if c.source else "")
+        print(f"{c.name:<{width}}  {c.puzzles:>7,}  {about or '-'}")
+    print("\nuse a name wherever a file goes: `sudokubench count top95:1-20`")
