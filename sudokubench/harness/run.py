@@ -27,9 +27,10 @@ from sudokubench.harness.plan import (
     resolve_backends,
 )
 from sudokubench.harness.pool import Executor, LocalPool, Outcome, Task
+from sudokubench.harness.pool.guard import sanitize, trusted
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
-from sudokubench.harness.store import Store
+from sudokubench.harness.store import Store, StoreError
 from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
 __all__ = ["Interrupted", "Progress", "compare", "to_row"]
@@ -208,8 +209,7 @@ def _compare(
                 if executor is None:
                     executor = own = _local_pool(args)
             else:
-                run_id = store.new_run(args.to_json(), machine_info(args.backends))
-                store.add_puzzles(run_id, puzzles)
+                run_id = store.new_run(args.to_json(), machine_info(args.backends), puzzles)
             return _run(store, run_id, args, puzzles, executor, progress, on_start)
         finally:
             store.close()
@@ -224,6 +224,11 @@ def _reopen(store: Store, run_id: int) -> tuple[CompareArgs, list[PuzzleRow]]:
     args = CompareArgs.from_json(run.args)
     resolve_backends(args.backends)
     puzzles = store.puzzles(run_id)
+    if not puzzles:  # (written by an older sudokubench that stored them apart from the run)
+        raise StoreError(
+            f"run {run_id} of {store.path} has no stored puzzles (it was stopped while "
+            "starting): nothing to resume, start the run again"
+        )
     store.set_status(run_id, RunStatus.RUNNING)
     return args, puzzles
 
@@ -272,10 +277,16 @@ def _execute(
     progress: Callable[[Progress], None] | None,
 ) -> None:
     grids: dict[str, Grid] = {}  # parsed only for outcomes the executor did not check
+    # A plug-in's or program's answer is checked here, where its code never ran: in its
+    # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
+    own = {name: trusted(name) for name in {t.backend for t in todo}}
     outcomes = executor.run(todo)
     with store.writer(run_id) as writer:  # on Ctrl-C too: commit what finished
         for outcome in outcomes:
+            outcome = sanitize(outcome)  # whatever came back: plain, bounded, finite values
             grid = None
+            if outcome.checked and not own.get(outcome.task.backend, False):
+                outcome = outcome._replace(checked=False)
             if not outcome.checked:
                 puzzle_id = outcome.task.puzzle_id
                 if puzzle_id not in grids:

@@ -129,7 +129,7 @@ def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
     values[_STATUS] = str(row.status)
     values[_SOLUTIONS] = _solutions_json(row)
-    values[_STATS] = json.dumps(row.stats)
+    values[_STATS] = json.dumps(row.stats, allow_nan=False)
     return tuple(values)
 
 
@@ -198,15 +198,24 @@ class Store:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    def new_run(self, args: dict[str, Any], machine: dict[str, Any]) -> int:
-        """Record the start of a run; its id."""
+    def new_run(
+        self, args: dict[str, Any], machine: dict[str, Any], puzzles: Iterable[PuzzleRow] = ()
+    ) -> int:
+        """Record the start of a run with its puzzles, in one transaction (a run killed while
+        it starts is stored whole or not at all); its id."""
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
-                (now_utc(), json.dumps(args), json.dumps(machine)),
+                (
+                    now_utc(),
+                    json.dumps(args, allow_nan=False),
+                    json.dumps(machine, allow_nan=False),
+                ),
             )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+            run_id = cursor.lastrowid
+            assert run_id is not None
+            self._insert_puzzles(run_id, puzzles)
+        return run_id
 
     def set_status(
         self, run_id: int, status: RunStatus, *, disagreements: int | None = None
@@ -254,11 +263,14 @@ class Store:
     def add_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
         """Store the puzzles of a run (again on resume: existing rows are kept)."""
         with self.db:
-            self.db.executemany(
-                f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
-                f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
-                ((run_id, *p) for p in puzzles),
-            )
+            self._insert_puzzles(run_id, puzzles)
+
+    def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
+        self.db.executemany(
+            f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
+            f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
+            ((run_id, *p) for p in puzzles),
+        )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order."""

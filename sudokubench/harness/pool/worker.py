@@ -14,6 +14,7 @@ from typing import Any
 from sudokubench.backend import SolveResult, Status
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
+from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.task import Outcome, Task, failed
 from sudokubench.harness.pool.wire import receive, send, to_wire
 from sudokubench.harness.verify import check_result
@@ -26,7 +27,12 @@ HOLD = 0.004
 
 
 def run_task(backend: Any, task: Task) -> Outcome:
-    """Run one task with an already resolved backend, in this process; never raises."""
+    """Run one task with an already resolved backend, in this process; never raises. The
+    outcome is `guard.sanitize`d: plain values a plug-in cannot make unpicklable or unstorable."""
+    return sanitize(_run_task(backend, task))
+
+
+def _run_task(backend: Any, task: Task) -> Outcome:
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
@@ -39,7 +45,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
         result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
-        return failed(task, Status.ERROR, f"{type(exc).__name__}: {exc}", wall_s)
+        return failed(task, Status.ERROR, describe_exception(exc), wall_s)
     wall_s = time.perf_counter() - start
     if not isinstance(result, SolveResult):
         return failed(
@@ -50,7 +56,14 @@ def run_task(backend: Any, task: Task) -> Outcome:
     try:
         voice = check_result(task.backend, puzzle, result, task.limit)
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
-        return failed(task, Status.ERROR, f"cannot check the result: {type(exc).__name__}: {exc}")
+        return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
+    try:
+        return _outcome(task, result, voice, wall_s)
+    except Exception as exc:  # e.g. a solution whose str() raises
+        return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
+
+
+def _outcome(task: Task, result: SolveResult, voice: Any, wall_s: float) -> Outcome:
     return Outcome(
         task=task,
         status=result.status,
@@ -135,10 +148,15 @@ def _load(conn: Connection, task: Task) -> Any:
     try:
         backend = get_backend(task.backend)
     except Exception as exc:
-        send(conn, [to_wire(failed(task, Status.ERROR, f"cannot load the backend: {exc}"))])
+        message = f"cannot load the backend: {describe_exception(exc)}"
+        send(conn, [to_wire(failed(task, Status.ERROR, message))])
         return None
-    if not backend.available():
-        reason = backend.unavailable_reason()
+    try:
+        ok = bool(backend.available())
+        reason = "" if ok else plain_text(backend.unavailable_reason())
+    except Exception as exc:
+        ok, reason = False, describe_exception(exc)
+    if not ok:
         send(conn, [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))])
         return None
     send(conn, ("ready", task.task_id))
