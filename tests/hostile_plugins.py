@@ -8,6 +8,7 @@ Each one attacks the harness in one way a broken or malicious plug-in could:
   answers a grid that is not a solution.
 - `UnpicklableMessage`: an ERROR whose message is a `str` subclass that cannot be pickled.
 - `Chatty`: prints to stdout when imported and on every solve.
+- `CloseFds`: closes every file descriptor of its worker, then answers.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
 from typing import Any
 
@@ -101,3 +103,16 @@ class Chatty(Fake):
         print("chatty plug-in says hello on stdout")
         sys.stdout.flush()
         return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class CloseFds(Fake):
+    """Closes every file descriptor of its process (the pipes to the harness too), then
+    answers truly."""
+
+    name = "hostile_plugins:CloseFds"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Cut the worker's pipes, then answer."""
+        result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
+        os.closerange(3, 4096)
+        return result

@@ -187,3 +187,22 @@ def test_an_unpicklable_message_is_charged_to_its_backend_alone(
             assert (row["status"], row["message"]) == ("error", "poisoned message"), row
         else:
             assert row["status"] == "solved" and row["valid"] == 1, row
+
+
+@pytest.mark.parametrize("plugin", ["hostile_plugins:CloseFds", "fake_backends:KillSelf"])
+def test_a_plugin_that_kills_its_worker_is_charged_alone(
+    tmp_path: Path, puzzles: Path, plugin: str
+) -> None:
+    db = tmp_path / "r.sqlite"
+    result = cli(
+        "compare", str(puzzles), "--backends", f"fast,{plugin},dlx", "--jobs", "1",
+        "--db", str(db), "--timeout", "5",
+    )  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    rows = tasks(db)
+    assert len(rows) == 3 * len(EASY)
+    for row in rows:
+        if row["backend"] == plugin:
+            assert row["status"] == "error" and "worker died" in str(row["message"]), row
+        else:  # the built-in backends' tasks, which shared no worker with the plug-in
+            assert (row["status"], row["valid"], row["message"]) == ("solved", 1, ""), row

@@ -16,7 +16,8 @@ from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.task import Outcome, Task, failed
-from sudokubench.harness.pool.wire import receive, send, to_wire
+from sudokubench.harness.pool.wire import receive, to_wire
+from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import die_with_parent
 
@@ -24,6 +25,17 @@ __all__ = ["HOLD", "run_task", "worker_main"]
 
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.004
+#: The exit code of a worker that lost its pipe to the parent (e.g. a plug-in closed it).
+LOST_PIPE = 75
+
+
+def send(conn: Connection, message: Any) -> None:
+    """Send to the parent; exit at once (no traceback) when the pipe is gone: the parent
+    charges the task that was running to its backend."""
+    try:
+        _send(conn, message)
+    except (OSError, ValueError):
+        os._exit(LOST_PIPE)
 
 
 def run_task(backend: Any, task: Task) -> Outcome:
@@ -117,6 +129,8 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
             batch = receive(conn)
         except EOFError:
             return
+        except OSError:
+            os._exit(LOST_PIPE)
         if batch is None:
             return
         for fields in batch:
