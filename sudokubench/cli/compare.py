@@ -138,8 +138,15 @@ def compare(
         ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (1 for fair timings).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (1 for fair timings) [default: 1; --resume: the run's].",
+            show_default=False,
+        ),
+    ] = None,
     repeat: Annotated[
         int, typer.Option("--repeat", min=1, help="Measured samples per puzzle and backend.")
     ] = 1,
@@ -165,6 +172,13 @@ def compare(
             help="Complete an interrupted run, with the options it was started with.",
         ),
     ] = None,
+    trust_backends: Annotated[
+        bool,
+        typer.Option(
+            "--trust-backends",
+            help="With --resume: run the plug-ins and exec: programs the stored run names.",
+        ),
+    ] = False,
     json_out: Annotated[
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
     ] = False,
@@ -182,7 +196,7 @@ def compare(
             backends=tuple(b.strip() for b in backends.split(",") if b.strip()),
             limit=limit,
             timeout=timeout,
-            jobs=jobs,
+            jobs=jobs or 1,
             repeat=repeat,
             warmup=warmup,
             box=box,
@@ -190,12 +204,18 @@ def compare(
         )
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
-    if (warning := jobs_warning(jobs)) and not quiet:
+    if jobs is not None and (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
     reporter = _Reporter(quiet)
     try:
         report = run_compare(
-            args, db=db, resume=resume, progress=reporter.update, on_start=reporter.start
+            args,
+            db=db,
+            resume=resume,
+            progress=reporter.update,
+            on_start=reporter.start,
+            jobs=jobs,
+            trust_backends=trust_backends,
         )
     except Interrupted as stop:
         reporter.stop()
@@ -307,6 +327,8 @@ def runs(
     try:
         rows = store.runs()
         counts = store.status_counts()
+    except StoreError as exc:  # a damaged database
+        raise UsageFailure(str(exc)) from None
     finally:
         store.close()
     if not rows:

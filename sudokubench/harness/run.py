@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sudokubench.backend import Status
+from sudokubench.errors import ArgumentError
 from sudokubench.grid import Grid
 from sudokubench.harness.plan import (
     CompareArgs,
@@ -28,12 +29,13 @@ from sudokubench.harness.plan import (
 )
 from sudokubench.harness.pool import Executor, LocalPool, Outcome, Task
 from sudokubench.harness.pool.guard import sanitize, trusted
+from sudokubench.harness.recheck import rechecked
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
 from sudokubench.harness.store import Store, StoreError
 from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
-__all__ = ["Interrupted", "Progress", "compare", "to_row"]
+__all__ = ["Interrupted", "Progress", "UntrustedBackends", "compare", "to_row"]
 
 
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
@@ -132,6 +134,18 @@ class _Tracker:
             del self.by_puzzle[row.puzzle_id]
 
 
+class UntrustedBackends(ArgumentError):
+    """A stored run to resume names plug-ins or programs, which run only with consent."""
+
+    def __init__(self, run_id: int, db: Path, names: Sequence[str]) -> None:
+        shown = ", ".join(repr(n[:200]) for n in names)
+        super().__init__(
+            f"run {run_id} of {db} runs code named in the database: {shown}; check it, then "
+            "resume with --trust-backends to run it"
+        )
+        self.names = tuple(names)
+
+
 class Interrupted(Exception):
     """Ctrl-C stopped a run; what is committed stays, `--resume run_id` completes it."""
 
@@ -149,8 +163,14 @@ def compare(
     executor: Executor | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_start: Callable[[int, int, int], None] | None = None,
+    jobs: int | None = None,
+    trust_backends: bool = False,
 ) -> RunReport:
     """Run (or with `resume`, complete) a comparison; the report built from the database.
+
+    With `resume`, `jobs` (when given) replaces the stored number of workers, and a stored
+    plug-in or `exec:` backend (code a database names, which anyone may have written) runs
+    only with `trust_backends`: else `UntrustedBackends` names them.
 
     `executor` defaults to `LocalPool(jobs=args.jobs, preload=args.backends)`, made first so
     that its fork server starts while the input is read, and closed at the end; an executor
@@ -160,7 +180,13 @@ def compare(
     """
     with _rare_collections():
         return _compare(
-            args, db=db, resume=resume, executor=executor, progress=progress, on_start=on_start
+            args,
+            db=db,
+            resume=resume,
+            executor=executor,
+            progress=progress,
+            on_start=on_start,
+            resume_as=(jobs, trust_backends),
         )
 
 
@@ -190,6 +216,7 @@ def _compare(
     executor: Executor | None,
     progress: Callable[[Progress], None] | None,
     on_start: Callable[[int, int, int], None] | None,
+    resume_as: tuple[int | None, bool] = (None, False),
 ) -> RunReport:
     db = Path(db)
     own: Executor | None = None  # the pool made here, closed here on every path
@@ -204,7 +231,7 @@ def _compare(
             store = Store(db, create=False)
         try:
             if resume is not None:
-                args, puzzles = _reopen(store, resume)
+                args, puzzles = _reopen(store, resume, *resume_as)
                 run_id = resume
                 if executor is None:
                     executor = own = _local_pool(args)
@@ -218,10 +245,18 @@ def _compare(
             own.close()
 
 
-def _reopen(store: Store, run_id: int) -> tuple[CompareArgs, list[PuzzleRow]]:
-    """A stored run's arguments (its backends checked again) and puzzles, marked running."""
+def _reopen(
+    store: Store, run_id: int, jobs: int | None, trust: bool
+) -> tuple[CompareArgs, list[PuzzleRow]]:
+    """A stored run's arguments (its backends checked again, `jobs` replaced when given) and
+    puzzles, marked running; UntrustedBackends when it names code and `trust` is False."""
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
+    if jobs is not None:
+        args = replace(args, jobs=jobs)
+    foreign = [name for name in args.backends if not trusted(name)]
+    if foreign and not trust:
+        raise UntrustedBackends(run_id, store.path, foreign)
     resolve_backends(args.backends)
     puzzles = store.puzzles(run_id)
     if not puzzles:  # (written by an older sudokubench that stored them apart from the run)
@@ -248,7 +283,7 @@ def _run(
         done = store.done_task_ids(run_id)
         todo = [t for t in tasks if t.task_id not in done]
         tracker = _Tracker(puzzles, tasks, Progress(run_id, total=len(todo)))
-        for row in store.tasks(run_id):
+        for row in rechecked(store.tasks(run_id), puzzles, store.path):  # never trusted
             tracker.add(row, counted=False)
         if on_start:
             on_start(run_id, len(tasks), len(done))

@@ -73,6 +73,7 @@ from sudokubench.harness.pool.guard import trusted
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import from_wire, receive, send
 from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
+from sudokubench.harness.probe import load_timeout
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
@@ -91,8 +92,9 @@ WORKER_MODULES = (
 )
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
-#: Seconds a worker may take to start and load a backend before it counts as stuck.
-LOAD_TIMEOUT = 60.0
+#: Seconds a worker may take to start and load a backend before it counts as stuck
+#: (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60, read when sudokubench is imported).
+LOAD_TIMEOUT = load_timeout()
 
 
 def describe_exit(exitcode: int | None) -> str:

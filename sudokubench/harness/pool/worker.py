@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -19,7 +20,7 @@ from sudokubench.harness.pool.task import Outcome, Task, failed
 from sudokubench.harness.pool.wire import receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
-from sudokubench.processes import die_with_parent
+from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
 __all__ = ["HOLD", "run_task", "worker_main"]
 
@@ -98,6 +99,7 @@ def _watch(lifeline: Connection) -> None:
     with contextlib.suppress(EOFError, OSError):
         while True:
             lifeline.recv_bytes()
+    kill_children()  # programs and what they left behind, detached or not
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -111,10 +113,23 @@ def worker_main(conn: Connection, lifeline: Connection, running: Any = None) -> 
     so the parent blames the right one if this process is killed or dies holding answers.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stdout.flush()
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
     # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
     # the lifeline, which only the run holds (the fork server stays up while workers live).
     threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
     die_with_parent()
+    become_subreaper()  # a program's detached descendants become ours, to kill at the end
+    try:
+        _serve(conn, running)
+    finally:
+        kill_children()
+
+
+def _serve(conn: Connection, running: Any) -> None:
 
     backends: dict[str, Any] = {}
     held: list[tuple] = []  # finished, not yet sent

@@ -13,12 +13,14 @@ import html
 import io
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
 from sudokubench.harness.stats import Pair, geometric_ratio
+from sudokubench.output import csv_cell, finite_json
 
 __all__ = [
     "FORMATS",
@@ -150,12 +152,19 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|")
-
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines.extend("| " + " | ".join(esc(c) for c in row) + " |" for row in rows)
+    lines.extend("| " + " | ".join(_md(c) for c in row) + " |" for row in rows)
     return lines
+
+
+def _md(text: str) -> str:
+    """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
+    and Markdown's own signs escaped, on one line."""
+    text = html.escape(" ".join(str(text).split()), quote=False)
+    return _MD_SIGNS.sub(r"\\\g<0>", text)
+
+
+_MD_SIGNS = re.compile(r"[\\`*_{}\[\]()#+!|~]")
 
 
 def render_markdown(report: RunReport) -> str:
@@ -163,15 +172,15 @@ def render_markdown(report: RunReport) -> str:
     lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
     lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in report.summary])
     for name, rows in report.collections.items():
-        lines += ["", f"## {name}", ""]
+        lines += ["", f"## {_md(name)}", ""]
         lines += _md_table(_COLUMNS, [_cells(s, report.baseline) for s in rows])
     problems = _problem_lines(report)
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
-        lines += [f"- {line}" for line in problems]
+        lines += [f"- {_md(line)}" for line in problems]
     if report.warnings:
         lines += ["", "## Warnings", ""]
-        lines += [f"- {line}" for line in report.warnings]
+        lines += [f"- {_md(line)}" for line in report.warnings]
     lines += ["", _verdict_line(report), ""]
     return "\n".join(lines)
 
@@ -185,13 +194,14 @@ def render_csv(report: RunReport) -> str:
     writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
     writer.writeheader()
     for name, s in rows:
-        writer.writerow({"collection": name, **s.to_json()})
+        row = {"collection": name, **s.to_json()}
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return out.getvalue()
 
 
 def render_json(report: RunReport) -> str:
     """`to_json()` as text."""
-    return json.dumps(report.to_json(), indent=2)
+    return json.dumps(finite_json(report.to_json()), indent=2, allow_nan=False)
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -307,7 +317,8 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
     """The change per backend from run `old` to run `new`."""
     rows = compare_runs(old, new)
     if fmt == "json":
-        return json.dumps({"run_id": new.run.id, "against": old.run.id, "backends": rows}, indent=2)
+        data = {"run_id": new.run.id, "against": old.run.id, "backends": rows}
+        return json.dumps(finite_json(data), indent=2, allow_nan=False)
     header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
     cells = []
     for r in rows:
@@ -333,7 +344,7 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
             out, fieldnames=list(rows[0]) if rows else ["backend"], lineterminator="\n"
         )
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
         return out.getvalue()
     if fmt == "markdown":
         return "\n".join([f"# {title}", "", *_md_table(header, cells), ""])
