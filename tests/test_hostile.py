@@ -345,6 +345,7 @@ def damaged(stored_run: Path, tmp_path: Path, *sql: str) -> Path:
     return db
 
 
+@pytest.mark.slow  # 12 damaged copies, three commands each
 @pytest.mark.parametrize(
     ("sql", "commands", "says"),
     [
@@ -459,3 +460,26 @@ def _number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# -- 11. the bad inputs left from the first sweep -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("report", "99999999999999999999999"),
+        ("report", "--against", "99999999999999999999999"),
+        ("compare", "--resume", "99999999999999999999999"),
+    ],
+)
+def test_a_run_id_past_sqlites_integers_is_one_line(
+    stored_run: Path, args: tuple[str, ...]
+) -> None:
+    line = one_error_line(cli(*args, "--db", str(stored_run)))
+    assert "has no run 99999999999999999999999" in line
+
+
+def test_a_database_that_is_not_a_file_is_one_line() -> None:
+    line = one_error_line(cli("runs", "--db", os.devnull))
+    assert "is not a results database" in line
