@@ -33,10 +33,20 @@ How `LocalPool` works:
   "external" timeout of DESIGN.md), so it does not pay a forked child on every puzzle.
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
-  or signal; the tasks queued behind it (and any finished ones it held) are requeued.
+  or signal; the tasks queued behind it (and any finished ones it held) are requeued. A
+  worker that loses its pipe (a plug-in closed it) exits with `LOST_PIPE`, without a traceback.
+- Lanes: sudokubench's own backends share workers; each plug-in or `exec:` backend
+  (`guard.trusted` is false) has workers of its own, which never run another backend's
+  task, so whatever its code does to its process (crash it, close its pipes, patch the
+  check) is charged to it alone. At most `jobs` workers live at once: a lane left without one
+  takes an idle worker's slot (that worker is stopped), else one busy worker gets no new
+  batch until it is idle and its slot changes lanes, so lanes take turns a batch or two at
+  a time.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
+  `compare` keeps that check for its own backends only and checks a plug-in's answers again
+  itself (`run.py`); every outcome is `guard.sanitize`d in the worker and again in `compare`.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
