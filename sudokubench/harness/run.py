@@ -318,10 +318,11 @@ def _execute(
     outcomes = executor.run(todo)
     with store.writer(run_id) as writer:  # on Ctrl-C too: commit what finished
         for outcome in outcomes:
-            outcome = sanitize(outcome)  # whatever came back: plain, bounded, finite values
             grid = None
-            if outcome.checked and not own.get(outcome.task.backend, False):
-                outcome = outcome._replace(checked=False)
+            if not own.get(outcome.task.backend, False):
+                # plain, bounded, finite values (the worker made them so, unless the plug-in
+                # reached that code too), and the check made here
+                outcome = sanitize(outcome)._replace(checked=False)
             if not outcome.checked:
                 puzzle_id = outcome.task.puzzle_id
                 if puzzle_id not in grids:

@@ -5,9 +5,9 @@ may be checked in the process that produced them.
 A backend is code the harness runs, not code it trusts: a plug-in (`module:attr`, an entry
 point) or an `exec:` program may return NaN timings, a count that is not a number, stats that
 are strings, a message whose `__str__` raises or that cannot be pickled, or megabytes of text.
-`sanitize` runs on every outcome, in the worker before it is sent and again in the parent
-before it is stored (an executor on another machine may run an older worker), and gives back
-an outcome of plain built-in values within these limits:
+`sanitize` runs on every outcome in the worker before it is sent, and again in `compare`
+on a plug-in's outcomes (whose worker ran the plug-in's code), and gives back an outcome of
+plain built-in values within these limits:
 
 - times (`encode_s`, `solve_s`, `wall_s`): finite numbers >= 0, else the task is an ERROR
   whose message names the field and the value (its answer is dropped);

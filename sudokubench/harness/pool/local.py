@@ -46,7 +46,8 @@ How `LocalPool` works:
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
   `compare` keeps that check for its own backends only and checks a plug-in's answers again
-  itself (`run.py`); every outcome is `guard.sanitize`d in the worker and again in `compare`.
+  itself (`run.py`); every outcome is `guard.sanitize`d in the worker, a plug-in's again in
+  `compare`.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
