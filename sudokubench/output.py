@@ -4,13 +4,17 @@ them next to the readers."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
+from typing import Any
 
 from sudokubench.grid import Grid
 from sudokubench.shape import Shape
 
 __all__ = [
     "FORMATS",
+    "csv_cell",
+    "finite_json",
     "format_candidates",
     "format_json",
     "format_line",
@@ -79,3 +83,23 @@ FORMATS: dict[str, Callable[[Grid], str]] = {
     "tokens": format_tokens,
     "json": format_json,
 }
+
+
+def finite_json(value: Any) -> Any:
+    """`value` with every NaN or infinite float (at any depth) replaced by None: strict JSON,
+    which `json.dumps(..., allow_nan=False)` then writes."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v) for v in value]
+    return value
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell no spreadsheet runs as a formula: text that starts with `=`, `+`, `-`, `@`,
+    a tab or a carriage return gets a leading `'` (OWASP's rule); numbers are kept."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

@@ -3,10 +3,13 @@ backends, forked children): a neutral low module, so no layer imports another's 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+from collections.abc import Iterable
 
-__all__ = ["die_with_parent"]
+__all__ = ["become_subreaper", "children", "die_with_parent", "kill_children", "reap_orphans"]
 
 
 def die_with_parent() -> None:
@@ -24,3 +27,70 @@ def die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # pragma: no cover - an unusual libc
         pass
+
+
+def become_subreaper() -> bool:
+    """Linux: make this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER),
+    so a program's child that detaches (double fork, `setsid`) stays within reach of
+    `kill_children`. Whether it worked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # pragma: no cover - an unusual libc
+        return False
+    global _REAPER
+    _REAPER = _REAPER or ok
+    return ok
+
+
+#: Whether this process made itself a subreaper (only such a process reaps in `reap_orphans`).
+_REAPER = False
+
+
+def reap_orphans(keep: Iterable[int] = ()) -> int:
+    """`kill_children(keep)` in a process that called `become_subreaper` (a harness worker),
+    else nothing: in a user's own process, its other children are none of our business."""
+    return kill_children(keep) if _REAPER else 0
+
+
+def children() -> list[int]:
+    """Linux: the pids of this process's children (its adopted orphans included)."""
+    pids: list[int] = []
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as file:
+                pids.extend(int(pid) for pid in file.read().split())
+    except OSError:
+        return []
+    return pids
+
+
+def kill_children(keep: Iterable[int] = ()) -> int:
+    """SIGKILL every child of this process but `keep` (with its process group when it leads
+    one) and reap it; how many. With `become_subreaper`, detached descendants are children."""
+    spared = set(keep)
+    killed = 0
+    for _ in range(100):  # a killed child's own children are ours next: again until none
+        found = [pid for pid in children() if pid not in spared]
+        if not found:
+            break
+        killed += _kill_all(found)
+    return killed
+
+
+def _kill_all(pids: list[int]) -> int:
+    killed = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+        killed += 1
+    return killed

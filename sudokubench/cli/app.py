@@ -263,7 +263,9 @@ def result_json(result: SolveResult, time_s: float, **extra: Any) -> dict[str, A
 
 def emit_json(obj: object) -> None:
     """Print one JSON object on its own line."""
-    print(json.dumps(obj), flush=True)
+    from sudokubench.output import finite_json
+
+    print(json.dumps(finite_json(obj), allow_nan=False), flush=True)
 
 
 # -- entry point ----------------------------------------------------------------------------

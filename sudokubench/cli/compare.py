@@ -126,8 +126,15 @@ def compare(
         ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (1 for fair timings).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (1 for fair timings) [default: 1; --resume: the run's].",
+            show_default=False,
+        ),
+    ] = None,
     repeat: Annotated[
         int, typer.Option("--repeat", min=1, help="Measured samples per puzzle and backend.")
     ] = 1,
@@ -161,6 +168,13 @@ def compare(
             help="Complete an interrupted run, with the options it was started with.",
         ),
     ] = None,
+    trust_backends: Annotated[
+        bool,
+        typer.Option(
+            "--trust-backends",
+            help="With --resume: run the plug-ins and exec: programs the stored run names.",
+        ),
+    ] = False,
     json_out: Annotated[
         bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
     ] = False,
@@ -206,7 +220,7 @@ def compare(
             backends=tuple(b.strip() for b in backends.split(",") if b.strip()),
             limit=limit,
             timeout=timeout,
-            jobs=jobs,
+            jobs=jobs or 1,
             repeat=repeat,
             warmup=warmup,
             box=box,
@@ -215,7 +229,7 @@ def compare(
         )
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
-    if (warning := jobs_warning(jobs)) and not quiet:
+    if jobs is not None and (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
     reporter = _Reporter(quiet, args.jobs)
     executor = _cluster(cluster, cluster_timeout) if cluster else None
@@ -228,6 +242,8 @@ def compare(
             progress=reporter.update,
             on_start=reporter.start,
             par=par,
+            jobs=jobs,
+            trust_backends=trust_backends,
         )
     except Interrupted as stop:
         reporter.stop()
@@ -392,6 +408,8 @@ def runs(
     try:
         rows = store.runs()
         counts = store.status_counts()
+    except StoreError as exc:  # a damaged database
+        raise UsageFailure(str(exc)) from None
     finally:
         store.close()
     if not rows:

@@ -22,12 +22,14 @@ from typing import Any
 
 from sudokubench._version import __version__
 from sudokubench.catalog import ARGUMENT_ID, Source, resolve_input
-from sudokubench.errors import ArgumentError, UnknownBackendError
+from sudokubench.errors import ArgumentError, InputError, StoreError, UnknownBackendError
 from sudokubench.grid import Shape
+from sudokubench.harness.plugins import probe
+from sudokubench.harness.pool.guard import plain_text
 from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.records import PuzzleRow
-from sudokubench.solvers import DEFAULT_BACKEND, backend_names, canonical_name, get_backend
+from sudokubench.solvers import DEFAULT_BACKEND, backend_names, canonical_name
 
 __all__ = [
     "SHOWCASE",
@@ -46,6 +48,8 @@ __all__ = [
 SHOWCASE = "showcase"
 #: The showcase's short defaults: enough to show every verdict in about a minute.
 SHOWCASE_TIMEOUT = 2.0
+#: Most samples (and warm-ups) per puzzle and backend: more is a typo, not a measurement.
+MAX_REPEAT = 1000
 
 
 @dataclass(frozen=True)
@@ -78,10 +82,10 @@ class CompareArgs:
             raise ArgumentError(f"timeout must be positive, got {self.timeout}")
         if self.jobs < 1:
             raise ArgumentError(f"jobs must be at least 1, got {self.jobs}")
-        if self.repeat < 1:
-            raise ArgumentError(f"repeat must be at least 1, got {self.repeat}")
-        if self.warmup < 0:
-            raise ArgumentError(f"warmup must be 0 or more, got {self.warmup}")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ArgumentError(f"repeat must be 1 to {MAX_REPEAT}, got {self.repeat}")
+        if not 0 <= self.warmup <= MAX_REPEAT:
+            raise ArgumentError(f"warmup must be 0 to {MAX_REPEAT}, got {self.warmup}")
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the runs table."""
@@ -92,21 +96,31 @@ class CompareArgs:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CompareArgs:
-        """Read stored arguments back."""
-        data = dict(data)
-        data["files"] = tuple(data.get("files", ()))
-        data["backends"] = tuple(data.get("backends", ()))
-        return cls(**data)
+        """Read stored arguments back; StoreError when they are not what `to_json` writes."""
+        try:
+            data = dict(data)
+            data["files"] = tuple(data.get("files", ()))
+            data["backends"] = tuple(data.get("backends", ()))
+            kinds = {"limit": int, "jobs": int, "repeat": int, "warmup": int}
+            for name, kind in kinds.items():
+                if name in data and type(data[name]) is not kind:
+                    raise TypeError(f"{name} is not an integer")
+            if not all(isinstance(x, str) for x in (*data["files"], *data["backends"])):
+                raise TypeError("a file or backend is not text")
+            return cls(**data)
+        except (TypeError, ValueError, InputError) as exc:
+            raise StoreError(f"the stored arguments of a run are damaged: {exc}") from None
 
 
 def available_backends() -> list[str]:
     """Every registered backend (and variant) whose library is installed here."""
-    return [name for name in backend_names() if get_backend(name).available()]
+    return [name for name in backend_names() if probe(name).available]
 
 
 def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
     """Expand `all`, check that every name resolves and is available (UnknownBackendError if
-    not); names in canonical form (`cpsat` -> `cpsat:integer`), each once."""
+    not); names in canonical form (`cpsat` -> `cpsat:integer`), each once. A plug-in is
+    loaded and asked in a child process (`probe`), never here."""
     resolved: list[str] = []
     for name in names:
         name = name.strip()
@@ -115,9 +129,9 @@ def resolve_backends(names: Iterable[str]) -> tuple[str, ...]:
         if name == "all":
             resolved.extend(available_backends())
             continue
-        backend = get_backend(name)
-        if not backend.available():
-            why = backend.unavailable_reason() or "not available here"
+        found = probe(name)
+        if not found.available:
+            why = found.reason or "not available here"
             raise UnknownBackendError(f"backend {name!r} is not available: {why}")
         resolved.append(canonical_name(name))
     unique = tuple(dict.fromkeys(resolved))
@@ -206,9 +220,9 @@ def machine_info(backends: Iterable[str]) -> dict[str, Any]:
     versions: dict[str, str | None] = {}
     for name in backends:
         try:
-            versions[name] = get_backend(name).version()
-        except Exception as exc:  # a plug-in's version() must not stop the run
-            versions[name] = f"unknown ({type(exc).__name__})"
+            versions[name] = probe(name).version
+        except UnknownBackendError as exc:  # (a plug-in broken since it was checked)
+            versions[name] = f"unknown ({plain_text(exc, 100)})"
     return {
         "host": HOST,
         "platform": platform.platform(),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sudokubench.backend import Status
+from sudokubench.errors import ArgumentError
 from sudokubench.grid import Grid
 from sudokubench.harness import noise
 from sudokubench.harness.plan import (
@@ -29,13 +30,15 @@ from sudokubench.harness.plan import (
     resolve_backends,
 )
 from sudokubench.harness.pool import HOST, Executor, LocalPool, Outcome, Task
+from sudokubench.harness.pool.guard import sanitize, trusted
+from sudokubench.harness.recheck import rechecked
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, build_report
 from sudokubench.harness.stats import limited_status
-from sudokubench.harness.store import Store
+from sudokubench.harness.store import Store, StoreError
 from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
-__all__ = ["Interrupted", "Progress", "compare", "to_row"]
+__all__ = ["Interrupted", "Progress", "UntrustedBackends", "compare", "to_row"]
 
 
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
@@ -140,6 +143,18 @@ class _Tracker:
             del self.by_puzzle[row.puzzle_id]
 
 
+class UntrustedBackends(ArgumentError):
+    """A stored run to resume names plug-ins or programs, which run only with consent."""
+
+    def __init__(self, run_id: int, db: Path, names: Sequence[str]) -> None:
+        shown = ", ".join(repr(n[:200]) for n in names)
+        super().__init__(
+            f"run {run_id} of {db} runs code named in the database: {shown}; check it, then "
+            "resume with --trust-backends to run it"
+        )
+        self.names = tuple(names)
+
+
 class Interrupted(Exception):
     """Ctrl-C stopped a run; what is committed stays, `--resume run_id` completes it."""
 
@@ -158,9 +173,15 @@ def compare(
     progress: Callable[[Progress], None] | None = None,
     on_start: Callable[[int, int, int], None] | None = None,
     par: float = 2.0,
+    jobs: int | None = None,
+    trust_backends: bool = False,
 ) -> RunReport:
     """Run (or with `resume`, complete) a comparison; the report built from the database
     (with PAR-`par` scores).
+
+    With `resume`, `jobs` (when given) replaces the stored number of workers, and a stored
+    plug-in or `exec:` backend (code a database names, which anyone may have written) runs
+    only with `trust_backends`: else `UntrustedBackends` names them.
 
     `executor` defaults to `LocalPool(jobs=args.jobs, preload=args.backends)`, made first so
     that its fork server starts while the input is read, and closed at the end; an executor
@@ -177,6 +198,7 @@ def compare(
             progress=progress,
             on_start=on_start,
             par=par,
+            resume_as=(jobs, trust_backends),
         )
 
 
@@ -207,6 +229,7 @@ def _compare(
     progress: Callable[[Progress], None] | None,
     on_start: Callable[[int, int, int], None] | None,
     par: float,
+    resume_as: tuple[int | None, bool] = (None, False),
 ) -> RunReport:
     db = Path(db)
     own: Executor | None = None  # the pool made here, closed here on every path
@@ -222,15 +245,14 @@ def _compare(
             store = Store(db, create=False)
         try:
             if resume is not None:
-                args, puzzles = _reopen(store, resume)
+                args, puzzles = _reopen(store, resume, *resume_as)
                 run_id = resume
                 if executor is None:
                     executor = own = _local_pool(args)
                 store.add_workers(run_id, executor.prepare(args.backends))
             else:
                 machine = {**machine_info(args.backends), "workers": workers}
-                run_id = store.new_run(args.to_json(), machine)
-                store.add_puzzles(run_id, puzzles)
+                run_id = store.new_run(args.to_json(), machine, puzzles)
             return _run(store, run_id, args, puzzles, executor, progress, on_start, par)
         finally:
             store.close()
@@ -239,12 +261,25 @@ def _compare(
             own.close()
 
 
-def _reopen(store: Store, run_id: int) -> tuple[CompareArgs, list[PuzzleRow]]:
-    """A stored run's arguments (its backends checked again) and puzzles, marked running."""
+def _reopen(
+    store: Store, run_id: int, jobs: int | None, trust: bool
+) -> tuple[CompareArgs, list[PuzzleRow]]:
+    """A stored run's arguments (its backends checked again, `jobs` replaced when given) and
+    puzzles, marked running; UntrustedBackends when it names code and `trust` is False."""
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
+    if jobs is not None:
+        args = replace(args, jobs=jobs)
+    foreign = [name for name in args.backends if not trusted(name)]
+    if foreign and not trust:
+        raise UntrustedBackends(run_id, store.path, foreign)
     resolve_backends(args.backends)
     puzzles = store.puzzles(run_id)
+    if not puzzles:  # (written by an older sudokubench that stored them apart from the run)
+        raise StoreError(
+            f"run {run_id} of {store.path} has no stored puzzles (it was stopped while "
+            "starting): nothing to resume, start the run again"
+        )
     store.set_status(run_id, RunStatus.RUNNING)
     return args, puzzles
 
@@ -266,7 +301,7 @@ def _run(
         done = store.done_task_ids(run_id)
         todo = [t for t in tasks if t.task_id not in done]
         tracker = _Tracker(puzzles, tasks, Progress(run_id, total=len(todo)))
-        for row in store.tasks(run_id):
+        for row in rechecked(store.tasks(run_id), puzzles, store.path):  # never trusted
             tracker.add(row, counted=False)
         if on_start:
             on_start(run_id, len(tasks), len(done))
@@ -314,10 +349,17 @@ def _execute(
     progress: Callable[[Progress], None] | None,
 ) -> None:
     grids: dict[str, Grid] = {}  # parsed only for outcomes the executor did not check
+    # A plug-in's or program's answer is checked here, where its code never ran: in its
+    # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
+    own = {name: trusted(name) for name in {t.backend for t in todo}}
     outcomes = executor.run(todo)
     with store.writer(run_id) as writer:  # on Ctrl-C too: commit what finished
         for outcome in outcomes:
             grid = None
+            if not own.get(outcome.task.backend, False):
+                # plain, bounded, finite values (the worker made them so, unless the plug-in
+                # reached that code too), and the check made here
+                outcome = sanitize(outcome)._replace(checked=False)
             if not outcome.checked:
                 puzzle_id = outcome.task.puzzle_id
                 if puzzle_id not in grids:

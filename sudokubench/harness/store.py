@@ -25,7 +25,9 @@ per row as 50 at a time.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -121,11 +123,51 @@ _STATUS, _SOLUTIONS, _STATS = (
 )
 
 
+class _Damaged(ValueError):
+    """A stored value that is not what the schema promises."""
+
+
+def _want(ok: bool, what: str) -> None:
+    if not ok:
+        raise _Damaged(what)
+
+
+def _json(text: object, kind: type, what: str) -> Any:
+    _want(isinstance(text, str), f"{what} is not text")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        raise _Damaged(f"{what} is not JSON") from None
+    _want(isinstance(value, kind), f"{what} is not a JSON {kind.__name__}")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise _Damaged(f"JSON with {name}")
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def _is_time(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and value >= 0  # type: ignore[arg-type]
+
+
 def _run_from_sql(values: Sequence[Any]) -> RunRow:
     row = dict(zip(_RUN_FIELDS, values, strict=True))
-    row["status"] = RunStatus(row["status"])
-    row["args"] = json.loads(row["args"])
-    row["machine"] = json.loads(row["machine"])
+    _want(_is_int(row["id"]), "runs.id is not an integer")
+    what = f"run {row['id']}"
+    _want(isinstance(row["started"], str), f"{what}: started is not text")
+    _want(row["ended"] is None or isinstance(row["ended"], str), f"{what}: ended is not text")
+    try:
+        row["status"] = RunStatus(row["status"])
+    except ValueError:
+        raise _Damaged(f"{what}: status {str(row['status'])[:20]!r} is unknown") from None
+    row["args"] = _json(row["args"], dict, f"{what}: args")
+    row["machine"] = _json(row["machine"], dict, f"{what}: machine")
+    d = row["disagreements"]
+    _want(d is None or (_is_int(d) and d >= 0), f"{what}: disagreements is not a count")
     return RunRow(**row)
 
 
@@ -135,20 +177,54 @@ def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
     values[_STATUS] = str(row.status)
     values[_SOLUTIONS] = _solutions_json(row)
-    values[_STATS] = json.dumps(row.stats)
+    values[_STATS] = json.dumps(row.stats, allow_nan=False)
     return tuple(values)
 
 
 def _task_from_sql(values: Sequence[Any]) -> TaskRow:
-    """A TaskRow from the values of `SELECT _TASK_COLUMNS`."""
+    """A TaskRow from the values of `SELECT _TASK_COLUMNS`, every value's type checked
+    (`_Damaged` when one is not what the schema promises)."""
     row = TaskRow._make(values)
+    what = f"task {row.task_id}"
+    _want(_is_int(row.task_id), "tasks.task_id is not an integer")
+    for name in ("puzzle_id", "puzzle", "backend", "message", "verdict"):
+        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
+    _want(row.problem is None or isinstance(row.problem, str), f"{what}: problem is not text")
+    for name in ("limit", "sample", "count"):
+        _want(_is_int(getattr(row, name)), f"{what}: {name} is not an integer")
+    _want(row.limit >= 1 and row.count >= 0, f"{what}: limit or count out of range")
+    for name in ("timeout", "encode_s", "solve_s", "wall_s"):
+        _want(_is_time(getattr(row, name)), f"{what}: {name} is not a time")
+    _want(row.exhaustive in (0, 1) and row.valid in (0, 1), f"{what}: a flag is not 0 or 1")
+    _want(row.status in _STATUSES, f"{what}: status {str(row.status)[:20]!r} is unknown")
+    solutions = _json(row.solutions, list, f"{what}: solutions")
+    _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
+    stats = _json(row.stats, dict, f"{what}: stats")
+    _want(
+        all(type(v) in (int, float) and math.isfinite(v) for v in stats.values()),
+        f"{what}: a stat is not a number",
+    )
     return row._replace(
         status=_STATUSES[row.status],
         exhaustive=bool(row.exhaustive),
-        solutions=tuple(json.loads(row.solutions)),  # type: ignore[arg-type]
-        stats=json.loads(row.stats),  # type: ignore[arg-type]
+        solutions=tuple(solutions),
+        stats=stats,
         valid=bool(row.valid),
     )
+
+
+def _puzzle_from_sql(values: Sequence[Any]) -> PuzzleRow:
+    row = PuzzleRow._make(values)
+    what = f"puzzle {str(row.puzzle_id)[:40]!r}"
+    for name in ("puzzle_id", "collection", "puzzle"):
+        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
+    _want(_is_int(row.position), f"{what}: position is not an integer")
+    _want(row.box is None or isinstance(row.box, str), f"{what}: box is not text")
+    n = row.expected_count
+    _want(n is None or (_is_int(n) and n >= 0), f"{what}: expected_count is not a count")
+    solution = row.expected_solution
+    _want(solution is None or isinstance(solution, str), f"{what}: expected_solution not text")
+    return row
 
 
 def _solutions_json(row: TaskRow) -> str:
@@ -174,10 +250,13 @@ class Store:
             }
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a results database: {exc}") from None
+        if not tables and not create:
+            raise StoreError(f"{self.path} is not a results database (it holds no tables)")
         if tables and "schema_version" not in tables:
             raise StoreError(f"{self.path} is not a sudokubench results database")
         if "schema_version" in tables:
-            row = self.db.execute("SELECT version FROM schema_version").fetchone()
+            with self._reading():
+                row = self.db.execute("SELECT version FROM schema_version").fetchone()
             if row is not None and row[0] in _UPGRADES:
                 with self.db:
                     self.db.execute(_UPGRADES[row[0]])
@@ -201,6 +280,18 @@ class Store:
         """Close the connection."""
         self.db.close()
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn any damage met while reading (a malformed file, a dropped table, a value that
+        is not what the schema says) into one StoreError naming the file."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, _Damaged) as exc:
+            raise StoreError(
+                f"{self.path} is damaged: {str(exc)[:200]} (restore it from a copy, or use "
+                "another --db)"
+            ) from None
+
     def __enter__(self) -> Store:
         return self
 
@@ -209,15 +300,24 @@ class Store:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    def new_run(self, args: dict[str, Any], machine: dict[str, Any]) -> int:
-        """Record the start of a run; its id."""
+    def new_run(
+        self, args: dict[str, Any], machine: dict[str, Any], puzzles: Iterable[PuzzleRow] = ()
+    ) -> int:
+        """Record the start of a run with its puzzles, in one transaction (a run killed while
+        it starts is stored whole or not at all); its id."""
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
-                (now_utc(), json.dumps(args), json.dumps(machine)),
+                (
+                    now_utc(),
+                    json.dumps(args, allow_nan=False),
+                    json.dumps(machine, allow_nan=False),
+                ),
             )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+            run_id = cursor.lastrowid
+            assert run_id is not None
+            self._insert_puzzles(run_id, puzzles)
+        return run_id
 
     def add_workers(self, run_id: int, workers: Sequence[dict[str, Any]]) -> None:
         """Add the workers of a resumed run's executor to its `machine["workers"]` (each
@@ -251,27 +351,33 @@ class Store:
     def run(self, run_id: int | None = None) -> RunRow:
         """One run, the latest when `run_id` is None; StoreError if there is none."""
         query = f"SELECT {_RUN_COLUMNS} FROM runs"
-        if run_id is None:
-            row = self.db.execute(query + " ORDER BY id DESC LIMIT 1").fetchone()
-            if row is None:
-                raise StoreError(f"{self.path} holds no runs yet (run compare first)")
-        else:
-            row = self.db.execute(query + " WHERE id = ?", (run_id,)).fetchone()
-            if row is None:
-                raise StoreError(f"{self.path} has no run {run_id}")
-        return _run_from_sql(row)
+        with self._reading():
+            if run_id is None:
+                row = self.db.execute(query + " ORDER BY id DESC LIMIT 1").fetchone()
+                if row is None:
+                    raise StoreError(f"{self.path} holds no runs yet (run compare first)")
+            else:
+                if not -(2**63) <= run_id < 2**63:  # SQLite's integers
+                    raise StoreError(f"{self.path} has no run {run_id}")
+                row = self.db.execute(query + " WHERE id = ?", (run_id,)).fetchone()
+                if row is None:
+                    raise StoreError(f"{self.path} has no run {run_id}")
+            return _run_from_sql(row)
 
     def runs(self) -> list[RunRow]:
         """Every run, oldest first."""
         query = f"SELECT {_RUN_COLUMNS} FROM runs"
-        return [_run_from_sql(row) for row in self.db.execute(query + " ORDER BY id")]
+        with self._reading():
+            return [_run_from_sql(row) for row in self.db.execute(query + " ORDER BY id")]
 
     def status_counts(self) -> dict[int, dict[str, int]]:
         """Per run: finished tasks by status, plus `wrong` (answers that failed their check)."""
         counts: dict[int, dict[str, int]] = {}
-        for run_id, status, valid, n in self.db.execute(
-            "SELECT run_id, status, valid, COUNT(*) FROM tasks GROUP BY run_id, status, valid"
-        ):
+        with self._reading():
+            found = self.db.execute(
+                "SELECT run_id, status, valid, COUNT(*) FROM tasks GROUP BY run_id, status, valid"
+            ).fetchall()
+        for run_id, status, valid, n in found:
             per = counts.setdefault(run_id, {})
             per[status] = per.get(status, 0) + n
             if not valid:
@@ -283,36 +389,45 @@ class Store:
     def add_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
         """Store the puzzles of a run (again on resume: existing rows are kept)."""
         with self.db:
-            self.db.executemany(
-                f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
-                f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
-                ((run_id, *p) for p in puzzles),
-            )
+            self._insert_puzzles(run_id, puzzles)
+
+    def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
+        self.db.executemany(
+            f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
+            f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
+            ((run_id, *p) for p in puzzles),
+        )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order."""
-        return [
-            PuzzleRow._make(row)
-            for row in self.db.execute(
-                f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? ORDER BY position",
-                (run_id,),
-            )
-        ]
+        with self._reading():
+            return [
+                _puzzle_from_sql(row)
+                for row in self.db.execute(
+                    f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? ORDER BY position",
+                    (run_id,),
+                )
+            ]
 
     def done_task_ids(self, run_id: int) -> set[int]:
         """The task ids of a run that are stored (skipped by --resume)."""
-        return {
-            row[0]
-            for row in self.db.execute("SELECT task_id FROM tasks WHERE run_id = ?", (run_id,))
-        }
+        with self._reading():
+            ids = {
+                row[0]
+                for row in self.db.execute("SELECT task_id FROM tasks WHERE run_id = ?", (run_id,))
+            }
+        if not all(type(i) is int for i in ids):
+            raise StoreError(f"{self.path} is damaged: a task id of run {run_id} is not a number")
+        return ids
 
     def tasks(self, run_id: int) -> Iterator[TaskRow]:
         """The stored tasks of a run in task order."""
-        rows = self.db.execute(
-            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
-        )
-        for row in rows:
-            yield _task_from_sql(row)
+        with self._reading():
+            rows = self.db.execute(
+                f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
+            )
+            for row in rows:
+                yield _task_from_sql(row)
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""

@@ -27,9 +27,14 @@ its stdin and reads one line from its stdout: the solution in line form or numer
   is outside it, but its first answer includes whatever the program does lazily (use warm-ups).
 - Stats: none (the program's effort is not visible); a program finds one solution, so it can
   solve and say "none" but cannot count (`limit` above 1 still returns at most one solution).
+- Size: an answer line may be at most `MAX_LINE` (64 KiB) long; a program that writes more
+  without a newline is killed and the task is an ERROR (memory stays bounded).
 - Puzzles with conflicting givens are sent too: what a program says about them is checked.
 - On Linux the program gets its own session (its process group is what a kill stops) and dies
   with the process that started it (`PR_SET_PDEATHSIG`), so a killed worker leaves no orphan.
+  A harness worker is also a subreaper (`PR_SET_CHILD_SUBREAPER`): what a program detaches
+  from its group (a double fork, `setsid`) becomes the worker's child, killed when the program
+  is killed or restarted and when the worker ends.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -58,7 +64,7 @@ from sudokubench.backend import (
 )
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
-from sudokubench.processes import die_with_parent
+from sudokubench.processes import die_with_parent, reap_orphans
 
 __all__ = ["ExecBackend", "FunctionBackend", "adapt"]
 
@@ -66,6 +72,13 @@ __all__ = ["ExecBackend", "FunctionBackend", "adapt"]
 NO_SOLUTION = frozenset({"0", "none"})
 #: How much of a bad line or of stderr goes into a message.
 QUOTE = 60
+#: Most bytes of one answer line (a 25x25 grid in numeric tokens is under 2,000): a program
+#: that writes more without a newline is killed and the task is an ERROR.
+MAX_LINE = 65536
+
+
+class _LineTooLong(Exception):
+    """The program wrote more than `MAX_LINE` bytes without ending the line."""
 
 
 def adapt(obj: object, name: str) -> Backend:
@@ -194,6 +207,8 @@ class ExecBackend(BaseBackend):
 
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
+    #: Every instance alive in this process (whose programs `_kill` spares).
+    _instances: ClassVar[weakref.WeakSet[ExecBackend]] = weakref.WeakSet()
 
     def __init__(self, command: str) -> None:
         if not command.strip():
@@ -208,6 +223,7 @@ class ExecBackend(BaseBackend):
         self._lock = threading.Lock()
         #: How many times the program was started (restarts after kills or crashes count).
         self.starts = 0
+        ExecBackend._instances.add(self)
 
     def available(self) -> bool:
         """Whether the program exists and is executable."""
@@ -274,11 +290,15 @@ class ExecBackend(BaseBackend):
 
     @staticmethod
     def _kill(process: subprocess.Popen[bytes]) -> None:
+        """Kill the program's process group, then (in a harness worker, a subreaper) whatever
+        it detached from the group, sparing the other programs still running here."""
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             process.kill()
         process.wait()
+        live = (b._process for b in list(ExecBackend._instances))
+        reap_orphans(keep={p.pid for p in live if p is not None and p is not process})
 
     def _stderr_tail(self) -> str:
         try:
@@ -305,6 +325,8 @@ class ExecBackend(BaseBackend):
                 if not chunk:
                     raise EOFError
                 self._pending += chunk
+                if b"\n" not in self._pending and len(self._pending) > MAX_LINE:
+                    raise _LineTooLong
         line, _, self._pending = self._pending.partition(b"\n")
         return line
 
@@ -336,6 +358,12 @@ class ExecBackend(BaseBackend):
         try:
             process.stdin.write(f"{puzzle}\n".encode())  # type: ignore[union-attr]
             line = self._read_line(process, deadline)
+        except _LineTooLong:
+            quoted = self._pending[:QUOTE].decode(errors="replace")
+            self._restart()
+            return self._error(
+                f"program wrote a line longer than {MAX_LINE} bytes ({quoted!r}...); killed"
+            )
         except (EOFError, BrokenPipeError):
             try:
                 process.wait(1.0)

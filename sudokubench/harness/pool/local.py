@@ -33,10 +33,21 @@ How `LocalPool` works:
   "external" timeout of DESIGN.md), so it does not pay a forked child on every puzzle.
 - Crashes: an exception inside `solve` becomes an ERROR outcome in the worker. A worker that
   dies (os._exit, a segfault, the OOM killer) makes its current task ERROR with the exit code
-  or signal; the tasks queued behind it (and any finished ones it held) are requeued.
+  or signal; the tasks queued behind it (and any finished ones it held) are requeued. A
+  worker that loses its pipe (a plug-in closed it) exits with `LOST_PIPE`, without a traceback.
+- Lanes: sudokubench's own backends share workers; each plug-in or `exec:` backend
+  (`guard.trusted` is false) has workers of its own, which never run another backend's
+  task, so whatever its code does to its process (crash it, close its pipes, patch the
+  check) is charged to it alone. At most `jobs` workers live at once: a lane left without one
+  takes an idle worker's slot (that worker is stopped), else one busy worker gets no new
+  batch until it is idle and its slot changes lanes, so lanes take turns a batch or two at
+  a time.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
+  `compare` keeps that check for its own backends only and checks a plug-in's answers again
+  itself (`run.py`); every outcome is `guard.sanitize`d in the worker, a plug-in's again in
+  `compare`.
 - Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
   `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
@@ -70,16 +81,18 @@ import signal
 import sys
 import time
 import types
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.backend import Status
+from sudokubench.harness.plugins import load_timeout
+from sudokubench.harness.pool.guard import trusted
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import from_wire, receive, send
-from sudokubench.harness.pool.worker import worker_main
+from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
@@ -98,8 +111,9 @@ WORKER_MODULES = (
 )
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
-#: Seconds a worker may take to start and load a backend before it counts as stuck.
-LOAD_TIMEOUT = 60.0
+#: Seconds a worker may take to start and load a backend before it counts as stuck
+#: (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60, read when sudokubench is imported).
+LOAD_TIMEOUT = load_timeout()
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -111,6 +125,8 @@ def describe_exit(exitcode: int | None) -> str:
             return f"signal {-exitcode} ({signal.Signals(-exitcode).name})"
         except ValueError:
             return f"signal {-exitcode}"
+    if exitcode == LOST_PIPE:
+        return f"exit {exitcode} (it lost its pipe to the harness)"
     return f"exit {exitcode}"
 
 
@@ -132,7 +148,13 @@ def _main_hidden() -> Iterator[None]:
 class _Worker:
     """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
 
-    def __init__(self, ctx: Any, lifeline: Connection, warm_up: bool = True) -> None:
+    def __init__(
+        self, ctx: Any, lifeline: Connection, warm_up: bool = True, lane: str | None = None
+    ) -> None:
+        #: The backend whose tasks alone this worker runs (a plug-in's), None for sudokubench's.
+        self.lane = lane
+        #: Set when another lane waits for this worker's slot: it gets no new batch.
+        self.draining = False
         self.conn, child = ctx.Pipe(duplex=True)
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
@@ -294,23 +316,68 @@ class LocalPool:
             worker.stop()
         self._workers.clear()
 
-    def _new_worker(self) -> _Worker:
+    def _new_worker(self, lane: str | None = None) -> _Worker:
         self.started_workers += 1
-        return _Worker(self._ctx, self._lifeline, self.warm_up)
+        return _Worker(self._ctx, self._lifeline, self.warm_up, lane)
 
-    def _replace(self, worker: _Worker) -> _Worker:
-        """Kill a worker and put a fresh one in its slot; return the new one."""
+    def _drop(self, worker: _Worker) -> None:
+        """Kill a worker and free its slot (`_staff` starts a fresh one where tasks wait)."""
         worker.kill()
-        fresh = self._new_worker()
-        self._workers[self._workers.index(worker)] = fresh
-        return fresh
+        self._workers.remove(worker)
 
-    def _dispatch(self, queue: deque[Task]) -> None:
-        """Top up every worker to at most two batches in flight; batches shrink near the end."""
+    def _staff(self, queues: dict[str | None, deque[Task]]) -> None:
+        """Give every lane with queued tasks a worker, at most `jobs` workers in all.
+
+        A lane left without one takes the slot of an idle worker (killed: it holds nothing),
+        else marks one busy worker (of the lane with the most) draining: it gets no new batch,
+        and its slot changes lanes once it is idle. So lanes take turns when there are more
+        lanes than jobs, a batch or two at a time.
+        """
+        waiting = [
+            lane
+            for lane, queue in queues.items()
+            if queue and not any(w.lane == lane for w in self._workers)
+        ]
+        if not waiting:
+            for worker in self._workers:
+                worker.draining = False
+        for lane in waiting:
+            if len(self._workers) < self.jobs:
+                self._workers.append(self._new_worker(lane))
+                continue
+            idle = next(
+                (
+                    w
+                    for w in self._workers
+                    if not w.tasks and (w.draining or not queues.get(w.lane))
+                ),
+                None,
+            )
+            if idle is not None:
+                idle.kill()
+                self._workers[self._workers.index(idle)] = self._new_worker(lane)
+            elif not any(w.draining for w in self._workers):
+                per_lane = Counter(w.lane for w in self._workers)
+                busy = [w for w in self._workers if w.tasks]  # (one just started has none)
+                if busy:
+                    max(busy, key=lambda w: per_lane[w.lane]).draining = True
+        while len(self._workers) < self.jobs:  # free slots: to the lane with most per worker
+            per_lane = Counter(w.lane for w in self._workers)
+            lane = max(queues, key=lambda k: len(queues[k]) / (1 + per_lane[k]))
+            if len(queues[lane]) <= per_lane[lane]:
+                break
+            self._workers.append(self._new_worker(lane))
+
+    def _dispatch(self, queues: dict[str | None, deque[Task]]) -> None:
+        """Top up every worker to at most two batches in flight from its lane's queue; batches
+        shrink near the end."""
+        self._staff(queues)
         in_flight = sum(len(w.tasks) for w in self._workers)
-        size = max(1, min(self.batch_size, math.ceil((len(queue) + in_flight) / (2 * self.jobs))))
+        queued = sum(len(q) for q in queues.values())
+        size = max(1, min(self.batch_size, math.ceil((queued + in_flight) / (2 * self.jobs))))
         for worker in list(self._workers):
-            if not queue or len(worker.tasks) >= size:
+            queue = queues.get(worker.lane)
+            if not queue or worker.draining or len(worker.tasks) >= size:
                 continue
             batch = [queue.popleft()]
             room = BATCH_BYTES - len(batch[0].puzzle)
@@ -324,24 +391,32 @@ class LocalPool:
                     worker.tasks.pop()
                 queue.extendleft(reversed(batch))
                 if not worker.tasks:  # it died idle: no task to blame, a fresh one takes over
-                    self._replace(worker)
+                    self._drop(worker)
                 # else `_receive` reads its EOF and reports the task it was running
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task in completion order; see the module docstring."""
-        queue = deque(tasks)
-        if not queue:
+        queues: dict[str | None, deque[Task]] = {}
+        lanes: dict[str, str | None] = {}
+        for task in tasks:
+            lane = lanes.get(task.backend, "")
+            if lane == "":
+                lane = lanes[task.backend] = None if trusted(task.backend) else task.backend
+            queue = queues.get(lane)
+            if queue is None:
+                queue = queues[lane] = deque()
+            queue.append(task)
+        if not queues:
             return
-        while len(self._workers) < min(self.jobs, len(queue)):
-            self._workers.append(self._new_worker())
         try:
-            while queue or any(w.tasks for w in self._workers):
-                self._dispatch(queue)
+            while any(queues.values()) or any(w.tasks for w in self._workers):
+                self._dispatch(queues)
                 for worker in list(self._workers):
-                    yield from self._receive(worker, queue)
+                    yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
+                        queue = queues.setdefault(worker.lane, deque())
                         yield from self._receive(worker, queue)  # a last answer in time?
                         if worker.tasks and now >= worker.due(self.grace):
                             yield self._overrun(worker, queue, now)
@@ -397,7 +472,7 @@ class LocalPool:
             message = f"the backend did not load within {LOAD_TIMEOUT:g} s; worker killed"
             outcome = failed(task, Status.ERROR, message)
         self._requeue(worker, queue)
-        self._replace(worker)
+        self._drop(worker)
         return outcome
 
     def _died(self, worker: _Worker, queue: deque[Task]) -> Outcome:
@@ -407,5 +482,5 @@ class LocalPool:
         how = describe_exit(worker.process.exitcode)
         outcome = failed(task, Status.ERROR, f"worker died: {how}", elapsed)
         self._requeue(worker, queue)
-        self._replace(worker)
+        self._drop(worker)
         return outcome

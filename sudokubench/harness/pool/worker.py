@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -14,10 +15,12 @@ from typing import Any
 from sudokubench.backend import SolveResult, Status
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
+from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.task import Outcome, Task, failed
-from sudokubench.harness.pool.wire import receive, send, to_wire
+from sudokubench.harness.pool.wire import receive, to_wire
+from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
-from sudokubench.processes import die_with_parent
+from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
 __all__ = ["CPU_KEY", "HOLD", "run_task", "worker_main"]
 
@@ -27,10 +30,26 @@ CPU_KEY = "cpu_s"
 
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.004
+#: The exit code of a worker that lost its pipe to the parent (e.g. a plug-in closed it).
+LOST_PIPE = 75
+
+
+def send(conn: Connection, message: Any) -> None:
+    """Send to the parent; exit at once (no traceback) when the pipe is gone: the parent
+    charges the task that was running to its backend."""
+    try:
+        _send(conn, message)
+    except (OSError, ValueError):
+        os._exit(LOST_PIPE)
 
 
 def run_task(backend: Any, task: Task) -> Outcome:
-    """Run one task with an already resolved backend, in this process; never raises."""
+    """Run one task with an already resolved backend, in this process; never raises. The
+    outcome is `guard.sanitize`d: plain values a plug-in cannot make unpicklable or unstorable."""
+    return sanitize(_run_task(backend, task))
+
+
+def _run_task(backend: Any, task: Task) -> Outcome:
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
@@ -44,7 +63,7 @@ def run_task(backend: Any, task: Task) -> Outcome:
         result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
-        return failed(task, Status.ERROR, f"{type(exc).__name__}: {exc}", wall_s)
+        return failed(task, Status.ERROR, describe_exception(exc), wall_s)
     wall_s = time.perf_counter() - start
     cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
     if not isinstance(result, SolveResult):
@@ -56,7 +75,14 @@ def run_task(backend: Any, task: Task) -> Outcome:
     try:
         voice = check_result(task.backend, puzzle, result, task.limit)
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
-        return failed(task, Status.ERROR, f"cannot check the result: {type(exc).__name__}: {exc}")
+        return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
+    try:
+        return _outcome(task, result, voice, wall_s, cpu_s)
+    except Exception as exc:  # e.g. a solution whose str() raises
+        return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
+
+
+def _outcome(task: Task, result: SolveResult, voice: Any, wall_s: float, cpu_s: float) -> Outcome:
     return Outcome(
         task=task,
         status=result.status,
@@ -82,6 +108,7 @@ def _watch(lifeline: Connection) -> None:
     with contextlib.suppress(EOFError, OSError):
         while True:
             lifeline.recv_bytes()
+    kill_children()  # programs and what they left behind, detached or not
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -101,11 +128,24 @@ def worker_main(
     the warm-up is bounded by the task's own deadline but not charged to it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stdout.flush()
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
     # A kill -9 of the run must not leave a worker solving on: a thread waits for the end of
     # the lifeline, which only the run holds (the fork server stays up while workers live).
     threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
     die_with_parent()
+    become_subreaper()  # a program's detached descendants become ours, to kill at the end
+    try:
+        _serve(conn, running, warm_up)
+    finally:
+        kill_children()
 
+
+def _serve(conn: Connection, running: Any, warm_up: bool) -> None:
+    """The loop of `worker_main`: batches in, outcomes out, until the parent says stop."""
     backends: dict[str, Any] = {}
     held: list[tuple] = []  # finished, not yet sent
     since = 0.0  # when the first of them started
@@ -119,6 +159,8 @@ def worker_main(
             batch = receive(conn)
         except EOFError:
             return
+        except OSError:
+            os._exit(LOST_PIPE)
         if batch is None:
             return
         for fields in batch:
@@ -153,10 +195,15 @@ def _load(conn: Connection, task: Task) -> Any:
     try:
         backend = get_backend(task.backend)
     except Exception as exc:
-        send(conn, [to_wire(failed(task, Status.ERROR, f"cannot load the backend: {exc}"))])
+        message = f"cannot load the backend: {describe_exception(exc)}"
+        send(conn, [to_wire(failed(task, Status.ERROR, message))])
         return None
-    if not backend.available():
-        reason = backend.unavailable_reason()
+    try:
+        ok = bool(backend.available())
+        reason = "" if ok else plain_text(backend.unavailable_reason())
+    except Exception as exc:
+        ok, reason = False, describe_exception(exc)
+    if not ok:
         send(conn, [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))])
         return None
     send(conn, ("ready", task.task_id))

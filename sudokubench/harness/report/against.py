@@ -27,8 +27,9 @@ from typing import Any
 
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.model import RunReport, format_seconds
-from sudokubench.harness.report.render import _CSS, _html_table, _md_table
+from sudokubench.harness.report.render import _CSS, _html_table, _md, _md_table
 from sudokubench.harness.stats import Pair, geometric_ratio, summarize_times
+from sudokubench.output import csv_cell, finite_json
 
 __all__ = [
     "EXIT_SLOWER",
@@ -198,12 +199,12 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
             "differences": differences,
             "backends": rows,
         }
-        return json.dumps(data, indent=2)
+        return json.dumps(finite_json(data), indent=2, allow_nan=False)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
         return out.getvalue()
     header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
     cells = [
@@ -221,8 +222,8 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
     if differences:
         warnings.append("warning: only the puzzles and backends both runs have are compared")
     if fmt == "markdown":
-        listed = [f"- {w}" for w in warnings]
-        return "\n".join([f"# {title}", "", *listed, "", *_md_table(header, cells), ""])
+        listed = [f"- {_md(w)}" for w in warnings]
+        return "\n".join([f"# {_md(title)}", "", *listed, "", *_md_table(header, cells), ""])
     if fmt == "html":
         items = "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in warnings)
         return (

@@ -27,6 +27,7 @@ from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.plan import CompareArgs
+from sudokubench.harness.recheck import rechecked
 from sudokubench.harness.records import PuzzleRow, RunRow, TaskRow
 from sudokubench.harness.report.caveats import (
     Failures,
@@ -355,7 +356,9 @@ def build_report(
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
     puzzles = tuple(store.puzzles(run.id)) if puzzles is None else tuple(puzzles)
-    tasks = tuple(store.tasks(run.id)) if tasks is None else tuple(tasks)
+    if tasks is None:  # read back: their stored checks are made again, never trusted
+        tasks = tuple(rechecked(store.tasks(run.id), puzzles, store.path))
+    tasks = tuple(tasks)
     if verdicts is None:
         verdicts = _cross_check_all(puzzles, tasks)
     backends = tuple(args.backends)

@@ -11,6 +11,7 @@ import csv
 import html
 import io
 import json
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from sudokubench.harness.report.model import (
     format_seconds,
 )
 from sudokubench.harness.stats import limited_status
+from sudokubench.output import csv_cell, finite_json
 
 __all__ = [
     "FORMATS",
@@ -274,12 +276,19 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|")
-
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines.extend("| " + " | ".join(esc(c) for c in row) + " |" for row in rows)
+    lines.extend("| " + " | ".join(_md(c) for c in row) + " |" for row in rows)
     return lines
+
+
+def _md(text: str) -> str:
+    """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
+    and Markdown's own signs escaped, on one line."""
+    text = html.escape(" ".join(str(text).split()), quote=False)
+    return _MD_SIGNS.sub(r"\\\g<0>", text)
+
+
+_MD_SIGNS = re.compile(r"[\\`*_{}\[\]()#+!|~]")
 
 
 def render_markdown(report: RunReport) -> str:
@@ -289,17 +298,17 @@ def render_markdown(report: RunReport) -> str:
         lines += [machine, ""]
     lines += _md_table(_columns(report), _summary_rows(report, report.summary))
     for name, rows in report.collections.items():
-        lines += ["", f"## {name}", ""]
+        lines += ["", f"## {_md(name)}", ""]
         lines += _md_table(_columns(report), _summary_rows(report, rows))
     problems = _problem_lines(report)
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
-        lines += [f"- {line}" for line in problems]
+        lines += [f"- {_md(line)}" for line in problems]
     if errors := _error_lines(report):
         lines += ["", "## Errors", "", "```", *errors, "```"]
     if report.warnings:
         lines += ["", "## Warnings", ""]
-        lines += [f"- {line}" for line in report.warnings]
+        lines += [f"- {_md(line)}" for line in report.warnings]
     lines += ["", _verdict_line(report), ""]
     return "\n".join(lines)
 
@@ -315,13 +324,14 @@ def render_csv(report: RunReport) -> str:
     writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n")
     writer.writeheader()
     for name, s in rows:
-        writer.writerow({"collection": name, **s.to_json()})
+        row = {"collection": name, **s.to_json()}
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return out.getvalue()
 
 
 def render_json(report: RunReport) -> str:
     """`to_json()` as text."""
-    return json.dumps(report.to_json(), indent=2)
+    return json.dumps(finite_json(report.to_json()), indent=2, allow_nan=False)
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -412,7 +422,7 @@ def render_tasks(report: RunReport, fmt: str) -> str:
     """One row per task (`task_rows`) as CSV (stats as a JSON cell) or a JSON list."""
     rows = task_rows(report)
     if fmt == "json":
-        return json.dumps(rows, indent=1)
+        return json.dumps(finite_json(rows), indent=1, allow_nan=False)
     if fmt != "csv":
         raise ArgumentError(f"the per-task export is {' or '.join(TASK_FORMATS)}, not {fmt!r}")
     out = io.StringIO()
@@ -420,5 +430,8 @@ def render_tasks(report: RunReport, fmt: str) -> str:
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "stats": json.dumps(row["stats"], sort_keys=True)})
+        writer.writerow(
+            {k: csv_cell(v) for k, v in row.items()}
+            | {"stats": csv_cell(json.dumps(finite_json(row["stats"]), sort_keys=True))}
+        )
     return out.getvalue()

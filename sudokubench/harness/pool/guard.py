@@ -1,0 +1,174 @@
+"""The boundary between a backend's answer and the harness: `sanitize` makes an `Outcome` safe
+to pickle, store and report whatever a plug-in put into it, and `trusted` says whose answers
+may be checked in the process that produced them.
+
+A backend is code the harness runs, not code it trusts: a plug-in (`module:attr`, an entry
+point) or an `exec:` program may return NaN timings, a count that is not a number, stats that
+are strings, a message whose `__str__` raises or that cannot be pickled, or megabytes of text.
+`sanitize` runs on every outcome in the worker before it is sent, and again in `compare`
+on a plug-in's outcomes (whose worker ran the plug-in's code), and gives back an outcome of
+plain built-in values within these limits:
+
+- times (`encode_s`, `solve_s`, `wall_s`): finite numbers >= 0, else the task is an ERROR
+  whose message names the field and the value (its answer is dropped);
+- `count`: an int in 0..2**62 (not a bool); `exhaustive`: a bool; `status`: a `Status`; else
+  ERROR, as above;
+- `solutions`: at most `limit` lines (else ERROR), each cut to `ANSWER_CHARS` characters
+  (the checker then finds a cut line wrong);
+- `message`: a plain `str` of at most `MESSAGE_CHARS` characters;
+- `stats`: at most `STATS_ENTRIES` entries with `str` keys of at most `STAT_KEY_CHARS`
+  characters and finite int/float values; other entries are dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from sudokubench.backend import Status
+from sudokubench.harness.pool.task import Outcome, failed
+
+__all__ = [
+    "ANSWER_CHARS",
+    "MESSAGE_CHARS",
+    "STATS_ENTRIES",
+    "STAT_KEY_CHARS",
+    "describe_exception",
+    "plain_text",
+    "sanitize",
+    "trusted",
+]
+
+#: Most characters of a message kept (the rest is cut, with "..." at the end).
+MESSAGE_CHARS = 1000
+#: Most characters of one answer line kept (a 25x25 grid is 625).
+ANSWER_CHARS = 4096
+#: Most stats entries kept per task.
+STATS_ENTRIES = 64
+#: Most characters of a stats key.
+STAT_KEY_CHARS = 64
+_MAX_COUNT = 2**62
+_TIMES = ("encode_s", "solve_s", "wall_s")
+
+
+def trusted(backend: str) -> bool:
+    """Whether `backend` is sudokubench's own code (a registered name), whose worker's check of
+    its answers can be kept; a plug-in's or program's answers are checked again by the parent."""
+    from sudokubench.solvers import REGISTRY
+
+    return backend.partition(":")[0] in REGISTRY
+
+
+def plain_text(value: object, limit: int = MESSAGE_CHARS) -> str:
+    """`value` as a plain `str` (never a subclass, never raising) of at most `limit` chars."""
+    if type(value) is not str:
+        if isinstance(value, str):
+            value = str.__str__(value)  # a plain copy: a subclass may not pickle
+        else:
+            try:
+                value = str.__str__(str(value))
+            except Exception as exc:  # a __str__ that raises
+                value = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
+    assert isinstance(value, str)
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
+def describe_exception(exc: BaseException) -> str:
+    """`Type: message` for an exception raised by a backend, never raising itself."""
+    return plain_text(f"{type(exc).__name__}: {plain_text(exc)}")
+
+
+def _time(value: object) -> float | None:
+    if type(value) is float:  # the usual case, checked first
+        return value if math.isfinite(value) and value >= 0.0 else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = float(value)
+        return value if math.isfinite(value) and value >= 0.0 else None
+    return None
+
+
+def _stats(stats: object) -> dict[str, int | float]:
+    if not isinstance(stats, Mapping):
+        return {}
+    clean: dict[str, int | float] = {}
+    try:
+        items = list(stats.items())[: STATS_ENTRIES * 4]
+    except Exception:
+        return {}
+    for key, value in items:
+        if len(clean) >= STATS_ENTRIES:
+            break
+        if not isinstance(key, str) or len(key) > STAT_KEY_CHARS or isinstance(value, bool):
+            continue
+        if isinstance(value, int) and -_MAX_COUNT <= value <= _MAX_COUNT:
+            clean[str.__str__(key)] = int(value)
+        elif isinstance(value, float) and math.isfinite(value):
+            clean[str.__str__(key)] = float(value)
+    return clean
+
+
+def sanitize(outcome: Outcome) -> Outcome:
+    """The outcome with plain, bounded, finite values; an ERROR saying why when a field cannot
+    be made so (see the module docstring)."""
+    task = outcome.task
+    wall = _time(outcome.wall_s)
+    why = None
+    if not isinstance(outcome.status, Status):
+        why = f"status {plain_text(outcome.status, 40)!r} is not a status"
+    elif (
+        not isinstance(outcome.count, int)
+        or isinstance(outcome.count, bool)
+        or not 0 <= outcome.count <= _MAX_COUNT
+    ):
+        why = f"count {plain_text(outcome.count, 40)!r} is not a count"
+    elif not isinstance(outcome.exhaustive, bool | int) or outcome.exhaustive not in (0, 1):
+        why = f"exhaustive {plain_text(outcome.exhaustive, 40)!r} is not a bool"
+    else:
+        for name in _TIMES:
+            value = getattr(outcome, name)
+            if _time(value) is None:
+                why = f"{name} {plain_text(value, 40)} is not a finite time >= 0"
+                break
+    solutions = outcome.solutions
+    if why is None and (
+        not isinstance(solutions, tuple | list) or len(solutions) > max(task.limit, 0)
+    ):
+        n = len(solutions) if isinstance(solutions, tuple | list) else "?"
+        why = f"{n} solutions returned for limit {task.limit}"
+    if why is not None:
+        return failed(task, Status.ERROR, f"the backend's result is malformed: {why}", wall or 0.0)
+    if not all(type(s) is str and len(s) <= ANSWER_CHARS for s in solutions):
+        solutions = tuple(plain_text(s, ANSWER_CHARS) for s in solutions)
+    elif type(solutions) is not tuple:
+        solutions = tuple(solutions)
+    stats = outcome.stats
+    if stats and not (
+        len(stats) <= STATS_ENTRIES
+        and all(
+            type(k) is str
+            and len(k) <= STAT_KEY_CHARS
+            and (type(v) is int or (type(v) is float and math.isfinite(v)))
+            for k, v in stats.items()
+        )
+    ):
+        stats = _stats(stats)
+    message = outcome.message
+    if type(message) is not str or len(message) > MESSAGE_CHARS:
+        message = plain_text(message)
+    verdict = outcome.verdict if type(outcome.verdict) is str else plain_text(outcome.verdict, 40)
+    problem = outcome.problem
+    if problem is not None and (type(problem) is not str or len(problem) > MESSAGE_CHARS):
+        problem = plain_text(problem)
+    return outcome._replace(
+        count=int(outcome.count),
+        exhaustive=bool(outcome.exhaustive),
+        solutions=solutions,
+        encode_s=_time(outcome.encode_s),
+        solve_s=_time(outcome.solve_s),
+        wall_s=wall,
+        stats=stats,
+        message=message,
+        checked=bool(outcome.checked),
+        verdict=verdict[:40],
+        problem=problem,
+    )

@@ -1,0 +1,118 @@
+"""Hostile plug-ins for the sweep in test_hostile.py, reachable as `hostile_plugins:NAME`.
+
+Each one attacks the harness in one way a broken or malicious plug-in could:
+
+- `NanTiming`: the true answer with `encode_s=nan` and `solve_s=inf`.
+- `BadTypes`: the true answer with a text `encode_s` and stats of every wrong kind.
+- `SwitchOffCheck`: replaces the worker's answer check with one that passes everything, then
+  answers a grid that is not a solution.
+- `UnpicklableMessage`: an ERROR whose message is a `str` subclass that cannot be pickled.
+- `Chatty`: prints to stdout when imported and on every solve.
+- `CloseFds`: closes every file descriptor of its worker, then answers.
+
+tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+from typing import Any
+
+from fake_backends import Fake, honest, pattern_grid
+
+from sudokubench.backend import SolveResult, Status
+from sudokubench.grid import Grid
+
+print("hostile_plugins imported: this line must not reach the tool's stdout")
+
+
+class NanTiming(Fake):
+    """Right answers, timings NaN and infinity."""
+
+    name = "hostile_plugins:NanTiming"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, timed as NaN."""
+        return dataclasses.replace(
+            honest(puzzle, limit), backend=self.name, encode_s=math.nan, solve_s=math.inf
+        )
+
+
+class BadTypes(Fake):
+    """Right answers, a text time and stats no store takes."""
+
+    name = "hostile_plugins:BadTypes"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, a string for a time, junk stats."""
+        result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
+        object.__setattr__(result, "encode_s", "fast")
+        stats: dict[Any, Any] = {"nodes": 5, "nan": math.nan, "text": "x", 7: 1, "flag": True}
+        stats.update({f"k{i}": i for i in range(200)})
+        object.__setattr__(result, "stats", stats)
+        return result
+
+
+class SwitchOffCheck(Fake):
+    """Disables the harness's check in its process, then answers a wrong grid."""
+
+    name = "hostile_plugins:SwitchOffCheck"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Patch every check it can reach, then lie."""
+        from sudokubench.harness import verify
+        from sudokubench.harness.pool import worker
+
+        def approve(source: str, puzzle: Grid, answer: Any, limit: int | None) -> Any:
+            sols = tuple(str(g) for g in answer.solutions)
+            return verify.Voice(source, verify.Verdict("at_least", len(sols)), sols, None)
+
+        worker.check_result = approve  # type: ignore[assignment]
+        verify.check_result = approve  # type: ignore[assignment]
+        wrong = pattern_grid(puzzle)
+        return SolveResult(self.name, Status.SOLVED, (wrong,), 1, False)
+
+
+class Unpicklable(str):
+    """A message that refuses to be pickled."""
+
+    def __reduce__(self) -> Any:
+        raise TypeError("this message cannot be pickled")
+
+
+class UnpicklableMessage(Fake):
+    """An ERROR whose message cannot be pickled."""
+
+    name = "hostile_plugins:UnpicklableMessage"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Fail with a poisoned message."""
+        return SolveResult(self.name, Status.ERROR, message=Unpicklable("poisoned message"))
+
+
+class Chatty(Fake):
+    """Honest, but prints to stdout."""
+
+    name = "hostile_plugins:Chatty"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Print, then answer truly."""
+        print("chatty plug-in says hello on stdout")
+        sys.stdout.flush()
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class CloseFds(Fake):
+    """Closes every file descriptor of its process (the pipes to the harness too), then
+    answers truly."""
+
+    name = "hostile_plugins:CloseFds"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Cut the worker's pipes, then answer."""
+        result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
+        os.closerange(3, 4096)
+        return result
