@@ -20,21 +20,12 @@ import sys
 from functools import cache
 from typing import NamedTuple
 
-from sudokubench.harness.pool.guard import describe_exception, plain_text, trusted
+from sudokubench.harness.pool.guard import describe_exception, load_timeout, plain_text, trusted
 
 __all__ = ["Probe", "load_timeout", "probe"]
 
 #: Most bytes read back from a probe.
 ANSWER_BYTES = 65536
-
-
-def load_timeout() -> float:
-    """Seconds a backend may take to load (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60)."""
-    try:
-        value = float(os.environ.get("SUDOKUBENCH_LOAD_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
-    return value if value > 0 else 60.0
 
 
 class Probe(NamedTuple):

@@ -23,6 +23,7 @@ plain built-in values within these limits:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 
 from sudokubench.backend import Status
@@ -34,6 +35,7 @@ __all__ = [
     "STATS_ENTRIES",
     "STAT_KEY_CHARS",
     "describe_exception",
+    "load_timeout",
     "plain_text",
     "sanitize",
     "trusted",
@@ -172,3 +174,12 @@ def sanitize(outcome: Outcome) -> Outcome:
         verdict=verdict[:40],
         problem=problem,
     )
+
+
+def load_timeout() -> float:
+    """Seconds a backend may take to load (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60)."""
+    try:
+        value = float(os.environ.get("SUDOKUBENCH_LOAD_TIMEOUT", "60"))
+    except ValueError:
+        return 60.0
+    return value if value > 0 else 60.0

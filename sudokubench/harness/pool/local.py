@@ -87,8 +87,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.plugins import load_timeout
-from sudokubench.harness.pool.guard import trusted
+from sudokubench.harness.pool.guard import load_timeout, trusted
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import from_wire, receive, send
