@@ -209,7 +209,7 @@ def compare(
         raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
     if no_warmup and warmup:
         raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
-    if cluster and jobs != 1:
+    if cluster and jobs is not None:
         raise UsageFailure(
             "--jobs sizes the local pool: with --cluster, the dask workers' threads set how "
             "many tasks run at once"

@@ -304,8 +304,24 @@ class LocalPool:
         self.close()
 
     def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
-        """This machine, which runs every worker (`probe.worker_info`, plus `processes`)."""
-        return [{**worker_info(backends), "processes": self.jobs}]
+        """This machine, which runs every worker (`probe.worker_info`, plus `processes`). A
+        plug-in is asked in a child process (`harness.plugins.probe`), never loaded here: its
+        import could switch off the checks this process makes of its answers."""
+        from sudokubench.errors import InputError
+        from sudokubench.harness.plugins import probe  # imports the pool: not at module level
+
+        info = worker_info([b for b in backends if trusted(b)])
+        for name in (b for b in backends if not trusted(b)):
+            try:
+                found = probe(name)
+            except InputError as exc:
+                info["missing"][name] = str(exc)
+                continue
+            if found.available:
+                info["backends"][name] = found.version
+            else:
+                info["missing"][name] = found.reason
+        return [{**info, "processes": self.jobs}]
 
     def close(self) -> None:
         """Stop every worker (a clean exit, then SIGKILL for any that hangs)."""
