@@ -18,7 +18,8 @@ when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run 
 `sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
 timing anything, or by the first solve) compiles or loads it; worker processes load the cached
 machine code. `solve` never times compilation: `encode_s` holds the one-off load, `solve_s`
-the search.
+the search. A cached function is checked against its own file only: after editing
+`native_kernel.py`, clear the cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
