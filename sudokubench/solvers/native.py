@@ -1,8 +1,9 @@
 """`native`: a bitset solver and counter compiled by numba, for any box shape up to 35 digits.
 
-Algorithm (the kernel, `native_kernel.py`): int64 candidate bitsets, naked and hidden singles,
-box-line reduction while more than `LAST_CELLS` cells are open, fewest-candidates branching on
-an explicit stack whose levels are blocks of one array; see that module's docstring.
+Algorithm (the kernel: `native_kernel.py`, `native_search.py`, `native_estimate.py`): int64
+candidate bitsets, naked and hidden singles, box-line reduction while more than `LAST_CELLS`
+cells are open, fewest-candidates branching on an explicit stack whose levels are blocks of one
+array; see those modules' docstrings.
 
 Timeout: cooperative. The kernel returns to Python every `BUDGET` nodes (about a millisecond
 on 9x9) with its whole state in arrays; the deadline is checked there and the search resumes,
@@ -12,12 +13,13 @@ Stats: `nodes` (digits tried), `guesses` (branch points), `backtracks` (nodes th
 contradiction), `max_depth` (deepest stack level), `hidden_singles`, `locked_eliminations`.
 
 Compilation: `@njit(cache=True)` compiles each kernel function once per machine into numba's
-on-disk cache (a `__pycache__` beside the kernel module, or numba's per-user cache directory
+on-disk cache (a `__pycache__` beside the kernel modules, or numba's per-user cache directory
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
 `sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
 timing anything, or by the first solve) compiles or loads it; worker processes load the cached
 machine code. `solve` never times compilation: `encode_s` holds the one-off load, `solve_s`
-the search.
+the search. A cached function is checked against its own file only: after editing
+`native_kernel.py`, clear the cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
@@ -141,7 +143,7 @@ class Run:
 
     def __init__(self, puzzle: Grid, rows: int) -> None:
         self.puzzle = puzzle
-        nk, np, self.tab, self.work, sols = _space(puzzle.shape)
+        nk, self._search, self._probes, np, self.tab, self.work, sols = _space(puzzle.shape)
         self.kernel = nk
         self.givens = np.frombuffer(bytes(puzzle.cells), dtype=np.uint8)
         self.st = np.zeros(nk.STATE_SIZE, dtype=np.int64)
@@ -149,13 +151,13 @@ class Run:
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
-        return self.kernel.search(
+        return self._search(
             self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain
         )
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
-        self.kernel.probes(self.work, self.tab.table, self.givens, self.st, rng, acc, count)
+        self._probes(self.work, self.tab.table, self.givens, self.st, rng, acc, count)
 
     def take(self) -> list[Grid]:
         """The grids written since the last `take`, and room for more."""
@@ -181,15 +183,20 @@ class Run:
 
 @cache
 def _space(shape: Shape) -> tuple[Any, ...]:
-    """What a run of one shape needs: the kernel module, numpy, the tables, the work array
-    (stack and scratch) and rows for `ROWS` solutions; one lookup per solve."""
+    """What a run of one shape needs: the kernel's constants module, its two entry points
+    (search, probes), numpy, the tables, the work array (stack and scratch) and rows for `ROWS`
+    solutions; one lookup per solve."""
     import numpy as np
 
     from sudokubench.solvers import native_kernel
+    from sudokubench.solvers.native_estimate import probes
+    from sudokubench.solvers.native_search import search
 
     tab = tables(shape)
     return (
         native_kernel,
+        search,
+        probes,
         np,
         tab,
         np.zeros(tab.work_size, dtype=np.int64),

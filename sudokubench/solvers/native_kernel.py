@@ -1,18 +1,17 @@
-"""The compiled kernel of the `native` backend: bitset search, counting and Knuth's estimator.
+"""The compiled core of the `native` backend: the layouts, bitsets and propagation.
 
 Everything here is compiled by numba (`@njit(cache=True)`) and touches only integer and float
-arrays; the backend module (`native.py`) builds the tables, calls these functions and turns
-their arrays into results.
+arrays; the backend module (`native.py`) builds the tables, calls the kernel's entry points
+(`native_search.search`, `native_estimate.probes`) and turns their arrays into results. This
+module holds what both entry points share: the layout of the state array, the return codes,
+the thresholds, `unpack` (the views of the two flat arrays) and the propagation of a node
+(`start`, `settle`, `locked`, `reduce_node`) and the choice of its branch cell.
 
 Representation (the ideas of the fastest published solvers, rewritten for any box shape):
 
 - `cand[k]`, an int64 bitset per cell: bit d-1 set when digit d is still a candidate. A cell
   whose set has one bit is decided; it has been removed from its peers once it has left the
   queue. 35 digits fit, so every shape the grid model allows works.
-- Search nodes live in one flat array, a block of `cells` entries per level of an explicit
-  stack (no recursion). A branch copies its parent's block; the last alternative of a branch
-  reuses the parent's block in place, as tdoku and JCZSolve do, so the stack grows only for
-  real choices.
 - Propagation (`settle`): naked singles through a queue of decided cells, then hidden singles
   found per unit with the "seen once / seen twice" masks (kudoku, fsss2), each unit looked at
   only when one of its cells changed (a 128-bit set of units, lowest first) and the queue
@@ -21,22 +20,20 @@ Representation (the ideas of the fastest published solvers, rewritten for any bo
 - Box-line reduction (`locked`, locked candidates: pointing and claiming) when the singles
   stall: tdoku's write-up explains why fast solvers need it (it is the simplest inference unit
   propagation misses). Measured here it roughly pays for itself on top1465.
-- Branching: the open cell with the fewest candidates (the scan stops at the first cell with
-  two), digits in increasing order.
+- Branching (`branch_cell`): the open cell with the fewest candidates (the scan stops at the
+  first cell with two), digits in increasing order.
 - Fast paths for the last cells: below `LAST_CELLS` open cells no box-line reduction, at
-  `NAKED_ONLY` or fewer only naked singles, and when only counting (no grid wanted), a node
-  with at most `LEAF` open cells counts its completions by a plain enumeration over those
-  cells (`leaf_begin`, `leaf_run`: no stack level or propagation per solution, and paused
-  and resumed like the search, so a large leaf cannot hold up the deadline). The thresholds
-  were tuned on top1465 and the 6x6 counts, side by side (`LEAF` 12 -> 20 -> 26 made counting
-  1.6x, then 1.3x faster); they are judgements, not optima.
-- Helpers are inlined into `search` and `probes` (`inline="always"`): a third faster than
-  calls, which pass every array of the tables and count references on each call, at the price
-  of a longer first compilation.
+  `NAKED_ONLY` or fewer only naked singles. The thresholds were tuned on top1465 and the 6x6
+  counts, side by side; they are judgements, not optima.
+- Helpers are inlined into `search` and `probes` (`inline="always"`), across modules: a third
+  faster than calls, which pass every array of the tables and count references on each call,
+  at the price of a longer first compilation.
 
-The search is resumable: its whole state (levels, branch cells, untried digits, counters) is
-in arrays owned by the caller, and `search` returns after `budget` nodes, so the caller can
-check its deadline without a clock in the hot loop and call again.
+numba's on-disk cache checks a function against a hash of its own source file only: after
+editing this module, delete the cached `native_search` and `native_estimate` entries (numba's
+`*.nbi` and `*.nbc` files in `__pycache__`) or set a fresh `NUMBA_CACHE_DIR`, or `search` and
+`probes` keep the old inlined code (checked with numba 0.68: an edit here leaves `search`
+loading from the cache in a second).
 """
 
 from __future__ import annotations
@@ -388,299 +385,3 @@ def branch_cell(cand, base, cells) -> int:
                 if c == 2:
                     break
     return best
-
-
-@njit(cache=True, inline="always")
-def leaf_begin(cand, base, cells, tabs, room, st) -> bool:
-    """Set up the enumeration of a node's completions when it has at most `LEAF` open cells
-    and they cannot exceed `room`; whether it did (then `leaf_run` counts them).
-
-    Every other cell is placed and gone from its peers, so an assignment of the open cells
-    from their candidates is a solution exactly when no two open peers share a digit (a unit
-    with m open cells misses m digits, and each of them holds only those): a small
-    enumeration with the peers among the open cells as bitmasks, kept in `leaf` (`tabs[11]`)
-    and `st[LEAF_POS]`, `st[LEAF_SIZE]` so that it can pause and resume like the search.
-    """
-    cell_units = tabs[2]
-    leaf = tabs[11]
-    m = 0
-    bound = 1.0  # the product of the candidate counts: at least the completions
-    for k in range(cells):
-        c = cand[base + k]
-        if c & (c - 1):
-            leaf[m] = k
-            leaf[LEAF + m] = c
-            m += 1
-            bound *= popcount(c)
-    if bound > room:
-        return False
-    # leaf[2 LEAF + i]: the earlier open cells that are peers of open cell i, as a bitmask.
-    for i in range(m):
-        a = leaf[i]
-        earlier = 0
-        for j in range(i):
-            b = leaf[j]
-            if (
-                cell_units[a, 0] == cell_units[b, 0]
-                or cell_units[a, 1] == cell_units[b, 1]
-                or cell_units[a, 2] == cell_units[b, 2]
-            ):
-                earlier |= 1 << j
-        leaf[2 * LEAF + i] = earlier
-    # leaf[3 LEAF + i]: the digits open cell i may still take; leaf[i] (the cells are no
-    # longer needed) the digit chosen there.
-    leaf[3 * LEAF] = leaf[LEAF]
-    st[LEAF_POS] = 0
-    st[LEAF_SIZE] = m
-    return True
-
-
-@njit(cache=True, inline="always")
-def leaf_run(tabs, st, steps) -> int:
-    """Go on with the enumeration for at most `steps` steps, counting into `st[COUNT]`; the
-    steps left. It has ended when `st[LEAF_POS]` is negative."""
-    leaf = tabs[11]
-    m = st[LEAF_SIZE]
-    pos = st[LEAF_POS]
-    total = 0
-    while pos >= 0 and steps > 0:
-        steps -= 1
-        rest = leaf[3 * LEAF + pos]
-        if rest == 0:
-            pos -= 1
-            continue
-        bit = rest & -rest
-        leaf[3 * LEAF + pos] = rest ^ bit
-        if pos == m - 1:
-            total += 1
-            continue
-        leaf[pos] = bit
-        pos += 1
-        allowed = leaf[LEAF + pos]
-        earlier = leaf[2 * LEAF + pos]
-        while earlier:
-            low = earlier & -earlier
-            earlier ^= low
-            allowed &= ~leaf[popcount(low - 1)]
-        leaf[3 * LEAF + pos] = allowed
-    st[COUNT] += total
-    st[LEAF_POS] = pos
-    return steps
-
-
-@njit(cache=True)
-def digits_of(cand, base, cells, out) -> None:
-    """Write the digits of a solved block into `out`."""
-    for k in range(cells):
-        out[k] = popcount(cand[base + k] - 1) + 1
-
-
-@njit(cache=True)
-def search(work, table, givens, st, sols, limit, budget, drain) -> int:
-    """Run (or resume) the depth-first search; FINISHED, LIMIT, PAUSED or FULL.
-
-    `work` holds a block of candidates per level, `open_at[w]` the open cells of level w,
-    `branch_at[w]` and `todo_at[w]` the cell branched on at level w and its untried digits.
-    Solutions are counted in `st[COUNT]` and written as digits into the free rows of `sols`
-    (`st[SAVED]` are used); when `sols` is full the search returns FULL if `drain`, else it
-    goes on counting without keeping them (and may then count a node's last open cells by
-    enumeration). The search stops when the count reaches `limit` and returns after `budget`
-    nodes.
-    """
-    tabs, cand, open_at, branch_at, todo_at, queue, full = unpack(table, work)
-    dirty = tabs[3]
-    umask = tabs[12]
-    cells = givens.shape[0]
-    keep = sols.shape[0]
-    spent = 0
-    if st[MODE] == DONE:
-        return FINISHED
-    if st[MODE] == IN_LEAF:
-        left = leaf_run(tabs, st, budget * LEAF_STEPS)
-        if st[LEAF_POS] >= 0:
-            return PAUSED
-        st[MODE] = ADVANCE
-        spent = budget - left // LEAF_STEPS
-    if st[MODE] == START:
-        st[MODE] = ADVANCE
-        open0 = start(cand, queue, givens, full, tabs, st)
-        if open0 < 0:
-            st[MODE] = DONE
-            return FINISHED
-        open_at[0] = open0
-        todo_at[0] = 0
-        w = 0
-        expand = True
-    else:
-        w = st[FROM] + 1
-        expand = False
-    while True:
-        if expand:
-            # Level w is settled and consistent: a solution, or reduce and branch.
-            base = w * cells
-            open_cells = open_at[w]
-            if open_cells > LAST_CELLS:
-                open_cells = reduce_node(cand, base, open_cells, queue, tabs, full, st)
-                open_at[w] = open_cells
-            leaf = (
-                0 < open_cells <= LEAF
-                and not drain
-                and st[SAVED] >= keep
-                and leaf_begin(cand, base, cells, tabs, limit - st[COUNT], st)
-            )
-            if leaf:  # the node's completions counted without descending
-                st[FROM] = w - 1
-                left = leaf_run(tabs, st, (budget - spent) * LEAF_STEPS)
-                spent = budget - left // LEAF_STEPS
-                if st[LEAF_POS] >= 0:
-                    st[MODE] = IN_LEAF
-                    return PAUSED
-                if st[COUNT] >= limit:
-                    return LIMIT
-                j = w - 1
-            elif open_cells == 0:
-                saved = st[SAVED]
-                if saved < keep:
-                    digits_of(cand, base, cells, sols[saved])
-                    st[SAVED] = saved + 1
-                st[COUNT] += 1
-                if st[COUNT] >= limit:
-                    st[FROM] = w - 1
-                    return LIMIT
-                if drain and saved + 1 == keep:
-                    st[FROM] = w - 1
-                    return FULL
-                j = w - 1
-            elif open_cells < 0:
-                st[BACKTRACKS] += 1
-                j = w - 1
-            else:
-                k = branch_cell(cand, base, cells)
-                branch_at[w] = k
-                todo_at[w] = cand[base + k]
-                st[GUESSES] += 1
-                j = w
-        else:
-            j = w - 1
-        # Take the next untried digit of the deepest level that has one.
-        while j >= 0 and todo_at[j] == 0:
-            j -= 1
-        if j < 0:
-            st[MODE] = DONE
-            return FINISHED
-        if spent >= budget:
-            st[FROM] = j
-            return PAUSED
-        spent += 1
-        st[NODES] += 1
-        todo = todo_at[j]
-        bit = todo & -todo
-        todo ^= bit
-        todo_at[j] = todo
-        k = branch_at[j]
-        if todo:  # more digits to try here: the child gets a copy of the block
-            w = j + 1
-            src = j * cells
-            dst = w * cells
-            for i in range(cells):
-                cand[dst + i] = cand[src + i]
-            if w > st[MAX_DEPTH]:
-                st[MAX_DEPTH] = w
-        else:  # the last digit: reuse the block
-            w = j
-        todo_at[w] = 0
-        base = w * cells
-        cand[base + k] = bit
-        mark(dirty, umask, k)
-        queue[0] = k
-        open_at[w] = settle(cand, base, queue, 1, open_at[j], tabs, full, st)
-        expand = True
-
-
-@njit(cache=True)
-def next_random(rng) -> int:
-    """xorshift64*: the next pseudo-random non-negative int63 from the state `rng[0]`."""
-    x = rng[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    rng[0] = x
-    return ((x * 0x2545F4914F6CDD1D) >> 1) & 0x7FFFFFFFFFFFFFFF
-
-
-@njit(cache=True, inline="always")
-def place(cand, base, k, bit, open_cells, queue, tabs, full, st) -> int:
-    """Put digit `bit` in cell k of a settled block and settle it fully (box-line reduction
-    included); the cells left open, or -1."""
-    cand[base + k] = bit
-    mark(tabs[3], tabs[12], k)
-    queue[0] = k
-    left = settle(cand, base, queue, 1, open_cells, tabs, full, st)
-    if left > LAST_CELLS:
-        left = reduce_node(cand, base, left, queue, tabs, full, st)
-    return left
-
-
-@njit(cache=True, inline="always")
-def fold(acc, x) -> None:
-    """Welford's update of (count, mean, sum of squared deviations) with one more value."""
-    acc[0] += 1.0
-    delta = x - acc[1]
-    acc[1] += delta / acc[0]
-    acc[2] += delta * (x - acc[1])
-
-
-@njit(cache=True)
-def probes(work, table, givens, st, rng, acc, count) -> None:
-    """Run `count` of Knuth's random probes and fold their estimates into `acc`.
-
-    A probe walks from the root to a leaf. At each node it settles every digit of the branch
-    cell, counts the c digits that survive propagation, multiplies its estimate by c and goes
-    on with one of them drawn uniformly; a solution ends the probe with the product, a node
-    with no surviving digit with 0. The mean of the products is an unbiased estimate of the
-    number of solutions (Knuth 1975). `acc` holds (probes, mean, sum of squared deviations)
-    as in Welford's algorithm. Level 0 is the root, level 1 the probe's node, level 2 scratch.
-    """
-    tabs, cand, open_at, _, _, queue, full = unpack(table, work)
-    cells = givens.shape[0]
-    open0 = start(cand, queue, givens, full, tabs, st)
-    if open0 < 0:
-        for _ in range(count):
-            fold(acc, 0.0)
-        return
-    if open0 > LAST_CELLS:
-        open0 = reduce_node(cand, 0, open0, queue, tabs, full, st)
-    open_at[0] = open0
-    node = cells
-    scratch = 2 * cells
-    for _ in range(count):
-        for i in range(cells):
-            cand[node + i] = cand[i]
-        open_cells = open0
-        estimate = 1.0
-        while open_cells > 0:
-            k = branch_cell(cand, node, cells)
-            digits = cand[node + k]
-            alive = 0
-            todo = digits
-            while todo:
-                bit = todo & -todo
-                todo ^= bit
-                for i in range(cells):
-                    cand[scratch + i] = cand[node + i]
-                left = place(cand, scratch, k, bit, open_cells, queue, tabs, full, st)
-                if left >= 0:
-                    alive += 1
-                else:
-                    digits ^= bit
-            if alive == 0:
-                estimate = 0.0
-                break
-            estimate *= alive
-            pick = next_random(rng) % alive
-            while pick:
-                digits &= digits - 1
-                pick -= 1
-            open_cells = place(cand, node, k, digits & -digits, open_cells, queue, tabs, full, st)
-            st[NODES] += 1
-        fold(acc, estimate)
