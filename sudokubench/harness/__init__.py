@@ -5,7 +5,8 @@ store everything, and report. This module only re-exports; each part has a modul
 - `pool/`: executors (`LocalPool` here, `DaskExecutor` on a cluster), tasks and outcomes.
 - `verify.py`: checking one answer, voices, cross-checking a puzzle's answers (agreement).
 - `records.py`: the stored records (`RunRow`, `PuzzleRow`, `TaskRow`, `RunStatus`).
-- `store.py`: the SQLite results file; the one place records meet SQL columns.
+- `store.py`: the SQLite results file; the one place records meet SQL columns (its tables in
+  `schema.py`, the checks of every value read back in `store_read.py`).
 - `stats.py`: time statistics and the named `Ratio`.
 - `report/`: the report model, its renderers (text, Markdown, CSV, JSON, HTML) and plots.
 - `run.py`: `compare`, which ties them together.

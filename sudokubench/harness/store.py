@@ -1,20 +1,6 @@
-"""Results storage: one SQLite file (stdlib `sqlite3`), the embedded default.
-
-Tables:
-
-- `schema_version(version)`: checked on open; a file written by another schema version is
-  refused with a message that says what to do.
-- `runs`: one row per `compare` run: `id`, `started`, `ended` (UTC ISO times), `status`
-  (`running`, `complete`, `interrupted`), `args` (JSON: everything needed to plan the run
-  again, which is what `--resume` reads), `machine` (JSON: the parent's host, platform, CPU
-  count, Python, the version of every backend's package, and `workers`: every worker
-  machine's host, CPU count, Python and backend versions, as the executor's `prepare` gave
-  them), `disagreements` (set when the run ends).
-- `puzzles`: the puzzles of a run with their collection and the answers the input states.
-- `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
-  returned, the timings, and the harness's check of the answer (`valid`, `problem`,
-  `verdict`) and the `host` that ran it. `(run_id, task_id)` is the primary key, so a
-  resumed run cannot duplicate one. A version 1 file (no `host`) is upgraded on open.
+"""Results storage: one SQLite file (stdlib `sqlite3`), the embedded default. `Store` opens it
+(creating, checking or upgrading the schema of `schema.py`) and is the one place where records
+meet the tables' columns; `store_read.py` checks every value read back.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
 commits what has come in every tenth of a second (from a background thread when no outcome
@@ -27,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import sqlite3
 import threading
 import time
@@ -36,9 +21,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sudokubench.backend import Status
 from sudokubench.errors import StoreError
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
+from sudokubench.harness.schema import SCHEMA, SCHEMA_VERSION, UPGRADES
+from sudokubench.harness.store_read import (
+    RUN_FIELDS,
+    Damaged,
+    puzzle_from_sql,
+    run_from_sql,
+    task_from_sql,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -51,58 +43,6 @@ __all__ = [
     "TaskWriter",
 ]
 
-SCHEMA_VERSION = 2
-#: Older schema versions this one upgrades in place: version -> the SQL that does it.
-_UPGRADES = {1: "ALTER TABLE tasks ADD COLUMN host TEXT NOT NULL DEFAULT ''"}
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    started TEXT NOT NULL,
-    ended TEXT,
-    status TEXT NOT NULL,
-    args TEXT NOT NULL,
-    machine TEXT NOT NULL,
-    disagreements INTEGER
-);
-CREATE TABLE IF NOT EXISTS puzzles (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    puzzle_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    collection TEXT NOT NULL,
-    puzzle TEXT NOT NULL,
-    box TEXT,
-    expected_count INTEGER,
-    expected_solution TEXT,
-    PRIMARY KEY (run_id, puzzle_id)
-);
-CREATE TABLE IF NOT EXISTS tasks (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    task_id INTEGER NOT NULL,
-    puzzle_id TEXT NOT NULL,
-    puzzle TEXT NOT NULL,
-    backend TEXT NOT NULL,
-    "limit" INTEGER NOT NULL,
-    timeout REAL NOT NULL,
-    sample INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    exhaustive INTEGER NOT NULL,
-    solutions TEXT NOT NULL,
-    encode_s REAL NOT NULL,
-    solve_s REAL NOT NULL,
-    wall_s REAL NOT NULL,
-    stats TEXT NOT NULL,
-    message TEXT NOT NULL,
-    verdict TEXT NOT NULL,
-    valid INTEGER NOT NULL,
-    problem TEXT,
-    host TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (run_id, task_id)
-);
-"""
-
 
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
@@ -112,63 +52,13 @@ def now_utc() -> str:
 # -- the one place where records meet the tables' columns: each column is named after the field
 # it stores (`"limit"` quoted, an SQL word); a few fields are stored in another form.
 
-_RUN_FIELDS = ("id", "started", "ended", "status", "args", "machine", "disagreements")
-_RUN_COLUMNS = ", ".join(_RUN_FIELDS)
+_RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 _TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
-_STATUSES = {s.value: s for s in Status}
 #: Where `_task_to_sql` puts the fields stored in another form (after the run id).
 _STATUS, _SOLUTIONS, _STATS = (
     1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats")
 )
-
-
-class _Damaged(ValueError):
-    """A stored value that is not what the schema promises."""
-
-
-def _want(ok: bool, what: str) -> None:
-    if not ok:
-        raise _Damaged(what)
-
-
-def _json(text: object, kind: type, what: str) -> Any:
-    _want(isinstance(text, str), f"{what} is not text")
-    try:
-        value = json.loads(text, parse_constant=_no_constant)  # type: ignore[arg-type]
-    except (ValueError, RecursionError):
-        raise _Damaged(f"{what} is not JSON") from None
-    _want(isinstance(value, kind), f"{what} is not a JSON {kind.__name__}")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise _Damaged(f"JSON with {name}")
-
-
-def _is_int(value: object) -> bool:
-    return type(value) is int
-
-
-def _is_time(value: object) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and value >= 0  # type: ignore[arg-type]
-
-
-def _run_from_sql(values: Sequence[Any]) -> RunRow:
-    row = dict(zip(_RUN_FIELDS, values, strict=True))
-    _want(_is_int(row["id"]), "runs.id is not an integer")
-    what = f"run {row['id']}"
-    _want(isinstance(row["started"], str), f"{what}: started is not text")
-    _want(row["ended"] is None or isinstance(row["ended"], str), f"{what}: ended is not text")
-    try:
-        row["status"] = RunStatus(row["status"])
-    except ValueError:
-        raise _Damaged(f"{what}: status {str(row['status'])[:20]!r} is unknown") from None
-    row["args"] = _json(row["args"], dict, f"{what}: args")
-    row["machine"] = _json(row["machine"], dict, f"{what}: machine")
-    d = row["disagreements"]
-    _want(d is None or (_is_int(d) and d >= 0), f"{what}: disagreements is not a count")
-    return RunRow(**row)
 
 
 def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
@@ -179,52 +69,6 @@ def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     values[_SOLUTIONS] = _solutions_json(row)
     values[_STATS] = json.dumps(row.stats, allow_nan=False)
     return tuple(values)
-
-
-def _task_from_sql(values: Sequence[Any]) -> TaskRow:
-    """A TaskRow from the values of `SELECT _TASK_COLUMNS`, every value's type checked
-    (`_Damaged` when one is not what the schema promises)."""
-    row = TaskRow._make(values)
-    what = f"task {row.task_id}"
-    _want(_is_int(row.task_id), "tasks.task_id is not an integer")
-    for name in ("puzzle_id", "puzzle", "backend", "message", "verdict"):
-        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
-    _want(row.problem is None or isinstance(row.problem, str), f"{what}: problem is not text")
-    for name in ("limit", "sample", "count"):
-        _want(_is_int(getattr(row, name)), f"{what}: {name} is not an integer")
-    _want(row.limit >= 1 and row.count >= 0, f"{what}: limit or count out of range")
-    for name in ("timeout", "encode_s", "solve_s", "wall_s"):
-        _want(_is_time(getattr(row, name)), f"{what}: {name} is not a time")
-    _want(row.exhaustive in (0, 1) and row.valid in (0, 1), f"{what}: a flag is not 0 or 1")
-    _want(row.status in _STATUSES, f"{what}: status {str(row.status)[:20]!r} is unknown")
-    solutions = _json(row.solutions, list, f"{what}: solutions")
-    _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
-    stats = _json(row.stats, dict, f"{what}: stats")
-    _want(
-        all(type(v) in (int, float) and math.isfinite(v) for v in stats.values()),
-        f"{what}: a stat is not a number",
-    )
-    return row._replace(
-        status=_STATUSES[row.status],
-        exhaustive=bool(row.exhaustive),
-        solutions=tuple(solutions),
-        stats=stats,
-        valid=bool(row.valid),
-    )
-
-
-def _puzzle_from_sql(values: Sequence[Any]) -> PuzzleRow:
-    row = PuzzleRow._make(values)
-    what = f"puzzle {str(row.puzzle_id)[:40]!r}"
-    for name in ("puzzle_id", "collection", "puzzle"):
-        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
-    _want(_is_int(row.position), f"{what}: position is not an integer")
-    _want(row.box is None or isinstance(row.box, str), f"{what}: box is not text")
-    n = row.expected_count
-    _want(n is None or (_is_int(n) and n >= 0), f"{what}: expected_count is not a count")
-    solution = row.expected_solution
-    _want(solution is None or isinstance(solution, str), f"{what}: expected_solution not text")
-    return row
 
 
 def _solutions_json(row: TaskRow) -> str:
@@ -257,9 +101,9 @@ class Store:
         if "schema_version" in tables:
             with self._reading():
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
-            if row is not None and row[0] in _UPGRADES:
+            if row is not None and row[0] in UPGRADES:
                 with self.db:
-                    self.db.execute(_UPGRADES[row[0]])
+                    self.db.execute(UPGRADES[row[0]])
                     self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
                 row = (SCHEMA_VERSION,)
             if row is None or row[0] != SCHEMA_VERSION:
@@ -270,7 +114,7 @@ class Store:
                 )
         else:
             self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.executescript(_SCHEMA)
+            self.db.executescript(SCHEMA)
             with self.db:
                 if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
@@ -286,7 +130,7 @@ class Store:
         is not what the schema says) into one StoreError naming the file."""
         try:
             yield
-        except (sqlite3.DatabaseError, _Damaged) as exc:
+        except (sqlite3.DatabaseError, Damaged) as exc:
             raise StoreError(
                 f"{self.path} is damaged: {str(exc)[:200]} (restore it from a copy, or use "
                 "another --db)"
@@ -362,13 +206,13 @@ class Store:
                 row = self.db.execute(query + " WHERE id = ?", (run_id,)).fetchone()
                 if row is None:
                     raise StoreError(f"{self.path} has no run {run_id}")
-            return _run_from_sql(row)
+            return run_from_sql(row)
 
     def runs(self) -> list[RunRow]:
         """Every run, oldest first."""
         query = f"SELECT {_RUN_COLUMNS} FROM runs"
         with self._reading():
-            return [_run_from_sql(row) for row in self.db.execute(query + " ORDER BY id")]
+            return [run_from_sql(row) for row in self.db.execute(query + " ORDER BY id")]
 
     def status_counts(self) -> dict[int, dict[str, int]]:
         """Per run: finished tasks by status, plus `wrong` (answers that failed their check)."""
@@ -402,7 +246,7 @@ class Store:
         """The puzzles of a run in input order."""
         with self._reading():
             return [
-                _puzzle_from_sql(row)
+                puzzle_from_sql(row)
                 for row in self.db.execute(
                     f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? ORDER BY position",
                     (run_id,),
@@ -427,7 +271,7 @@ class Store:
                 f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
             )
             for row in rows:
-                yield _task_from_sql(row)
+                yield task_from_sql(row)
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""

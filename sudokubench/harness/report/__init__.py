@@ -1,7 +1,8 @@
-"""Reports of a stored run: `model.py` builds the report (`build_report`; `caveats.py` its
-failures, noise and warnings), `render.py` writes it as text, Markdown, CSV or JSON, `html.py`
-writes the HTML page to explore, `against.py` compares two runs, `plots.py` draws it
-(matplotlib, imported only when a plot is asked for). Re-exports only."""
+"""Reports of a stored run: `model.py` builds the report (`build_report`; `summary.py` its
+per-backend rows, `caveats.py` its failures, noise and warnings), `render.py` writes it as text,
+Markdown, CSV or JSON, `tasks.py` one row per task, `html.py` writes the HTML page to explore,
+`against.py` compares two runs, `plots.py` draws it (matplotlib, imported only when a plot is
+asked for). Re-exports only."""
 
 from sudokubench.harness.report.against import (
     RunsDiffer,

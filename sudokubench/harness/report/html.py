@@ -42,6 +42,7 @@ from sudokubench.harness.report.render import (
     _verdict_line,
 )
 from sudokubench.harness.stats import FINISHED
+from sudokubench.harness.verify import Problem
 from sudokubench.shape import Shape
 
 __all__ = ["LEGEND", "render_html"]
@@ -136,6 +137,38 @@ def _wrong_cells(puzzle: Grid, answer: Grid, reference: Grid | None) -> list[int
     return sorted(bad)
 
 
+def _reference(p: PuzzleRow, first: dict[str, TaskRow], shape: Shape) -> Grid | None:
+    """The solution a wrong answer's cells are compared with: the file's, else a sound answer
+    that proved the solution unique (even amid a dispute on counts), else None."""
+    if p.expected_solution:
+        return Grid.parse(p.expected_solution, shape)
+    right = [t for t in first.values() if t.valid and t.count == 1 and t.exhaustive and t.solutions]
+    return Grid.parse(right[0].solutions[0], shape) if right else None
+
+
+def _answer_data(t: TaskRow, time_s: float | None, blamed: bool) -> dict[str, Any]:
+    """One backend's first measured answer to a puzzle, for the per-puzzle view."""
+    return {
+        "backend": t.backend,
+        "status": str(t.status),
+        "verdict": t.verdict,
+        "time_text": format_seconds(time_s),
+        "valid": t.valid,
+        "blamed": blamed,
+        "problem": t.problem or "",
+        "message": t.message,
+    }
+
+
+def _state(problems: Sequence[Problem], answers: Sequence[dict[str, Any]]) -> str:
+    """A puzzle's state on the page: `wrong`, else `disagree`, else `ok`."""
+    if any(x.kind == "wrong" for x in problems) or not all(a["valid"] for a in answers):
+        return "wrong"
+    if any(x.kind == "disagree" for x in problems):
+        return "disagree"
+    return "ok"
+
+
 def _puzzle_data(
     p: PuzzleRow, rows: Sequence[TaskRow], report: RunReport, times: dict[tuple[str, str], float]
 ) -> dict[str, Any]:
@@ -148,32 +181,14 @@ def _puzzle_data(
     for t in rows:
         if t.sample >= 0 and t.backend not in first:
             first[t.backend] = t
-    reference = None
-    if p.expected_solution:
-        reference = Grid.parse(p.expected_solution, shape)
-    else:  # a sound answer that proved the solution unique (even amid a dispute on counts)
-        right = [
-            t for t in first.values() if t.valid and t.count == 1 and t.exhaustive and t.solutions
-        ]
-        reference = Grid.parse(right[0].solutions[0], shape) if right else None
+    reference = _reference(p, first, shape)
     answers, grids, shown = [], [], {}
     for backend in report.backends:
         t = first.get(backend)
         if t is None:
             continue
-        time_s = times.get((backend, p.puzzle_id))
-        answers.append(
-            {
-                "backend": backend,
-                "status": str(t.status),
-                "verdict": t.verdict,
-                "time_text": format_seconds(time_s),
-                "valid": t.valid,
-                "blamed": verdict is not None and backend in verdict.blamed,
-                "problem": t.problem or "",
-                "message": t.message,
-            }
-        )
+        blamed = verdict is not None and backend in verdict.blamed
+        answers.append(_answer_data(t, times.get((backend, p.puzzle_id)), blamed))
         if not t.solutions:  # a side of the disagreement too: an empty grid says so
             label = f"{t.verdict} {backend}: {t.status}, no solution"
             grids.append({"label": label, "solution": None, "wrong": []})
@@ -192,11 +207,6 @@ def _puzzle_data(
         shown.setdefault(solution, entry)
         grids.append(entry)
     problems = list(verdict.problems) if verdict else []
-    state = "ok"
-    if any(x.kind == "disagree" for x in problems):
-        state = "disagree"
-    if any(x.kind == "wrong" for x in problems) or not all(a["valid"] for a in answers):
-        state = "wrong"
     return {
         "id": p.puzzle_id,
         "collection": p.collection,
@@ -206,7 +216,7 @@ def _puzzle_data(
         "box_cols": shape.box_cols,
         "expected_solution": str(reference) if p.expected_solution and reference else None,
         "consensus": verdict.consensus if verdict else "?",
-        "state": state,
+        "state": _state(problems, answers),
         "problems": [x.message for x in problems],
         "answers": answers,
         "grids": grids,
@@ -252,10 +262,44 @@ def _plots(report: RunReport, vs: tuple[str, str] | None) -> list[tuple[str, str
     return [(anchor, title, _svg(figure)) for anchor, title, figure in figures]
 
 
-def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
-    """The self-contained page of the module docstring."""
+def _collections_html(report: RunReport, columns: Sequence[str]) -> list[str]:
+    """The per-collection tables (none for a run of one collection)."""
+    if not report.collections:
+        return []
+    parts = ["<h2 id='collections'>Per collection</h2>"]
+    for i, (name, rows) in enumerate(report.collections.items(), 1):
+        parts.append(f"<h3>{html.escape(name)}</h3>")
+        parts.append(_table(f"collection-{i}", columns, _summary_rows(report, rows)))
+    return parts
+
+
+def _notes_html(report: RunReport) -> list[str]:
+    """The wrong answers and disagreements (each linking to its puzzle), errors and warnings."""
     from sudokubench.harness.report.plots import puzzle_link
 
+    esc = html.escape
+    parts = []
+    if report.problems:
+        parts.append("<h2 id='problems'>Wrong answers and disagreements</h2><ul>")
+        for (puzzle_id, _), line in zip(report.problems, _problem_lines(report), strict=True):
+            link = esc(puzzle_link(puzzle_id))
+            parts.append(
+                f"<li class='bad'><a href='{link}' class='puzzle-link'>{esc(line)}</a></li>"
+            )
+        parts.append("</ul>")
+    if errors := _error_lines(report):
+        parts.append(
+            f"<h2 id='task-errors'>Errors</h2><pre class='bad'>{esc(chr(10).join(errors))}</pre>"
+        )
+    if report.warnings:
+        parts.append("<h2>Warnings</h2><ul>")
+        parts.extend(f"<li class='warn'>{esc(line)}</li>" for line in report.warnings)
+        parts.append("</ul>")
+    return parts
+
+
+def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
+    """The self-contained page of the module docstring."""
     esc = html.escape
     verdict = _verdict_line(report)
     plots = _plots(report, vs)
@@ -278,27 +322,8 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
         _table("summary", columns, summary_rows),
         "<p>Columns: see the <a href='#legend'>legend</a>.</p>",
     ]
-    if report.collections:
-        parts.append("<h2 id='collections'>Per collection</h2>")
-        for i, (name, rows) in enumerate(report.collections.items(), 1):
-            parts.append(f"<h3>{esc(name)}</h3>")
-            parts.append(_table(f"collection-{i}", columns, _summary_rows(report, rows)))
-    if report.problems:
-        parts.append("<h2 id='problems'>Wrong answers and disagreements</h2><ul>")
-        for (puzzle_id, _), line in zip(report.problems, _problem_lines(report), strict=True):
-            link = esc(puzzle_link(puzzle_id))
-            parts.append(
-                f"<li class='bad'><a href='{link}' class='puzzle-link'>{esc(line)}</a></li>"
-            )
-        parts.append("</ul>")
-    if errors := _error_lines(report):
-        parts.append(
-            f"<h2 id='task-errors'>Errors</h2><pre class='bad'>{esc(chr(10).join(errors))}</pre>"
-        )
-    if report.warnings:
-        parts.append("<h2>Warnings</h2><ul>")
-        parts.extend(f"<li class='warn'>{esc(line)}</li>" for line in report.warnings)
-        parts.append("</ul>")
+    parts += _collections_html(report, columns)
+    parts += _notes_html(report)
     parts += [
         "<h2 id='puzzles-section'>Puzzles</h2>",
         "<p>Click a row for the puzzle's grids and every backend's answer. ",

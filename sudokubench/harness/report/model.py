@@ -2,16 +2,9 @@
 
 `build_report(store, run_id)` reads a run back from the database, cross-checks every puzzle's
 answers again (`verify.cross_check`), and summarizes per backend and per collection
-(`stats`); `compare` calls it with the rows it stored, so both always say the same. The
-renderers (`report/render.py`, `report/plots.py`) only format it.
-
-Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backend) pairs by the
-status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
-contradicts the file's expected answer; `disagree` counts puzzles with a disagreement the
-backend took a side in. Times are described in `stats`. Every count, time and plot applies the
-strict limit (`stats.limited_status`: an answer after `--timeout` is a TIMEOUT); `par_s` is
-the PAR-k score (`par`, 2 unless asked otherwise) and `virtual_best` the best backend per
-puzzle, summarized like a backend.
+(`stats`; the per-backend rows are `report/summary.py`'s); `compare` calls it with the rows
+it stored, so both always say the same. The renderers (`report/render.py`, `report/tasks.py`,
+`report/html.py`, `report/plots.py`) only format it.
 
 Failures (`RunReport.failures`, per backend) count every task, warm-ups included, that ended in
 ERROR or TIMEOUT, with the distinct error messages and how often each came: a run with an error
@@ -25,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sudokubench.backend import Status
 from sudokubench.harness.plan import CompareArgs
 from sudokubench.harness.recheck import rechecked
 from sudokubench.harness.records import PuzzleRow, RunRow, TaskRow
@@ -36,17 +28,14 @@ from sudokubench.harness.report.caveats import (
     host_warnings,
     run_warnings,
 )
-from sudokubench.harness.stats import (
-    FINISHED,
-    Pair,
-    Ratio,
-    TimeSummary,
-    effort_of,
-    geometric_ratio,
-    limited_status,
-    par_score,
-    summarize_times,
+from sudokubench.harness.report.summary import (
+    VIRTUAL_BEST,
+    BackendSummary,
+    pairs_of,
+    summaries,
+    virtual_best_pairs,
 )
+from sudokubench.harness.stats import Pair
 from sudokubench.harness.store import Store
 from sudokubench.harness.verify import Problem, PuzzleVerdict, cross_check, exit_code
 
@@ -58,50 +47,6 @@ __all__ = [
     "build_report",
     "format_seconds",
 ]
-
-
-#: The name of the virtual best solver's row and curve.
-VIRTUAL_BEST = "virtual best"
-
-
-@dataclass(frozen=True)
-class BackendSummary:
-    """What one backend did over a set of puzzles."""
-
-    backend: str
-    version: str | None
-    puzzles: int
-    solved: int
-    unsatisfiable: int
-    timeout: int
-    error: int
-    wrong: int
-    disagree: int
-    times: TimeSummary
-    ratio: Ratio | None = None
-    par_s: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """Flat plain data (the `summary` entries of `compare --json`)."""
-        data: dict[str, Any] = {
-            "backend": self.backend,
-            "version": self.version,
-            "puzzles": self.puzzles,
-            "solved": self.solved,
-            "unsatisfiable": self.unsatisfiable,
-            "timeout": self.timeout,
-            "error": self.error,
-            "wrong": self.wrong,
-            "disagree": self.disagree,
-        }
-        data.update(self.times.to_json())
-        data["par_s"] = self.par_s
-        ratio = self.ratio
-        data["ratio"] = ratio.value if ratio else None
-        data["ratio_low"] = ratio.low if ratio else None
-        data["ratio_high"] = ratio.high if ratio else None
-        data["ratio_puzzles"] = ratio.puzzles if ratio else 0
-        return data
 
 
 @dataclass(frozen=True)
@@ -194,135 +139,74 @@ class RunReport:
             "disagreements": disagreements,
             "errors": self.errors,
             "timeouts": self.timeouts,
-            "failures": {
-                backend: {
-                    "errors": f.errors,
-                    "timeouts": f.timeouts,
-                    "messages": [{"message": m, "count": n} for m, n in f.messages],
-                }
-                for backend, f in self.failures.items()
-                if f.errors or f.timeouts
-            },
+            "failures": _failures_json(self.failures),
             "warnings": list(self.warnings),
-            "results": [
-                {
-                    "puzzle_id": t.puzzle_id,
-                    "backend": t.backend,
-                    "sample": t.sample,
-                    "status": t.status,
-                    "count": t.count,
-                    "exhaustive": t.exhaustive,
-                    "verdict": t.verdict,
-                    "solutions": list(t.solutions),
-                    "time_s": t.wall_s,
-                    "encode_s": t.encode_s,
-                    "solve_s": t.solve_s,
-                    "stats": t.stats,
-                    "valid": t.valid,
-                    "problem": t.problem,
-                    "message": t.message,
-                }
-                for t in self.tasks
-            ],
+            "results": [_task_json(t) for t in self.tasks],
         }
 
 
-def _pairs(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
-    """Measured samples grouped into (puzzle, backend) pairs, per backend."""
-    grouped: dict[tuple[str, str], list[TaskRow]] = {}
-    for t in tasks:
-        if t.sample >= 0:
-            key = (t.backend, t.puzzle_id)
-            if (group := grouped.get(key)) is None:
-                grouped[key] = [t]
-            else:
-                group.append(t)
-    pairs: dict[str, list[Pair]] = defaultdict(list)
-    for (backend, puzzle_id), rows in grouped.items():
-        if len(rows) > 1:
-            rows.sort(key=lambda t: t.sample)
-        statuses = [limited_status(t.status, t.wall_s, t.timeout) for t in rows]
-        times = tuple(t.wall_s for t, s in zip(rows, statuses, strict=True) if s in FINISHED)
-        efforts = [e for t in rows if (e := effort_of(t.stats))]
-        effort = (
-            (efforts[0][0], sorted(e[1] for e in efforts)[len(efforts) // 2]) if efforts else None
-        )
-        pairs[backend].append(Pair(puzzle_id, backend, statuses[0], times, effort))
-    return pairs
+def _failures_json(failures: dict[str, Failures]) -> dict[str, Any]:
+    """The `failures` of the JSON form: per backend with errors or timeouts."""
+    return {
+        backend: {
+            "errors": f.errors,
+            "timeouts": f.timeouts,
+            "messages": [{"message": m, "count": n} for m, n in f.messages],
+        }
+        for backend, f in failures.items()
+        if f.errors or f.timeouts
+    }
 
 
-def _virtual_best(
-    puzzles: Sequence[PuzzleRow], pairs: dict[str, list[Pair]], verdicts: dict[str, PuzzleVerdict]
-) -> list[Pair]:
-    """Per puzzle with answers, the fastest pair that finished within the limit and was not
-    blamed for a wrong answer (as VIRTUAL_BEST), else a TIMEOUT with no time."""
-    best: dict[str, Pair] = {}
-    seen: set[str] = set()
-    for backend, mine in pairs.items():
-        for p in mine:
-            seen.add(p.puzzle_id)
-            verdict = verdicts.get(p.puzzle_id)
-            if not p.finished or (verdict is not None and backend in verdict.blamed):
-                continue
-            held = best.get(p.puzzle_id)
-            if held is None or p.time < held.time:
-                best[p.puzzle_id] = p
-    found = []
-    for puzzle in puzzles:
-        if puzzle.puzzle_id not in seen:
-            continue
-        p = best.get(puzzle.puzzle_id)
-        if p is None:
-            found.append(Pair(puzzle.puzzle_id, VIRTUAL_BEST, Status.TIMEOUT, ()))
-        else:
-            found.append(Pair(p.puzzle_id, VIRTUAL_BEST, p.status, (p.time,), p.effort))
-    return found
+def _task_json(t: TaskRow) -> dict[str, Any]:
+    """One entry of the `results` of the JSON form."""
+    return {
+        "puzzle_id": t.puzzle_id,
+        "backend": t.backend,
+        "sample": t.sample,
+        "status": t.status,
+        "count": t.count,
+        "exhaustive": t.exhaustive,
+        "verdict": t.verdict,
+        "solutions": list(t.solutions),
+        "time_s": t.wall_s,
+        "encode_s": t.encode_s,
+        "solve_s": t.solve_s,
+        "stats": t.stats,
+        "valid": t.valid,
+        "problem": t.problem,
+        "message": t.message,
+    }
 
 
-def _summaries(
+def _collection_summaries(
+    puzzles: Sequence[PuzzleRow],
     backends: Sequence[str],
     pairs: dict[str, list[Pair]],
     verdicts: dict[str, PuzzleVerdict],
     baseline: str | None,
     versions: dict[str, Any],
-    only: set[str] | None = None,
     *,
     timeout: float,
     par: float,
-) -> tuple[BackendSummary, ...]:
-    rows = []
-    base_pairs = [p for p in pairs.get(baseline or "", []) if only is None or p.puzzle_id in only]
-    for backend in backends:
-        mine = [p for p in pairs.get(backend, []) if only is None or p.puzzle_id in only]
-        by_status = defaultdict(int)
-        wrong = disagree = 0
-        for p in mine:
-            by_status[p.status] += 1
-            verdict = verdicts.get(p.puzzle_id)
-            if verdict is None:
-                continue
-            wrong += backend in verdict.blamed
-            disagree += any(
-                problem.kind == "disagree" and any(backend in names for _, names in problem.sides)
-                for problem in verdict.problems
-            )
-        rows.append(
-            BackendSummary(
-                backend=backend,
-                version=versions.get(backend),
-                puzzles=len(mine),
-                solved=by_status[Status.SOLVED],
-                unsatisfiable=by_status[Status.UNSATISFIABLE],
-                timeout=by_status[Status.TIMEOUT],
-                error=by_status[Status.ERROR],
-                wrong=wrong,
-                disagree=disagree,
-                times=summarize_times(mine),
-                ratio=None if backend == baseline else geometric_ratio(mine, base_pairs),
-                par_s=par_score(mine, timeout, par),
-            )
+) -> dict[str, tuple[BackendSummary, ...]]:
+    """The backends summarized per collection, when the run has more than one."""
+    names = list(dict.fromkeys(p.collection for p in puzzles))
+    if len(names) < 2:
+        return {}
+    return {
+        name: summaries(
+            backends,
+            pairs,
+            verdicts,
+            baseline,
+            versions,
+            {p.puzzle_id for p in puzzles if p.collection == name},
+            timeout=timeout,
+            par=par,
         )
-    return tuple(rows)
+        for name in names
+    }
 
 
 def _cross_check_all(
@@ -362,34 +246,22 @@ def build_report(
     if verdicts is None:
         verdicts = _cross_check_all(puzzles, tasks)
     backends = tuple(args.backends)
-    pairs = _pairs(tasks)
+    pairs = pairs_of(tasks)
     versions = run.machine.get("backends", {})
     timeout = float(args.timeout or 0.0)
-    summary = _summaries(
+    summary = summaries(
         backends, pairs, verdicts, args.baseline, versions, timeout=timeout, par=par
     )
     virtual_best = None
     if len(backends) > 1:
-        pairs[VIRTUAL_BEST] = _virtual_best(puzzles, pairs, verdicts)
-        (virtual_best,) = _summaries(
+        pairs[VIRTUAL_BEST] = virtual_best_pairs(puzzles, pairs, verdicts)
+        (virtual_best,) = summaries(
             (VIRTUAL_BEST,), pairs, verdicts, args.baseline, {}, timeout=timeout, par=par
         )
     collection_of = {p.puzzle_id: p.collection for p in puzzles}
-    names = list(dict.fromkeys(p.collection for p in puzzles))
-    collections = {}
-    if len(names) > 1:
-        for name in names:
-            members = {pid for pid, c in collection_of.items() if c == name}
-            collections[name] = _summaries(
-                backends,
-                pairs,
-                verdicts,
-                args.baseline,
-                versions,
-                members,
-                timeout=timeout,
-                par=par,
-            )
+    collections = _collection_summaries(
+        puzzles, backends, pairs, verdicts, args.baseline, versions, timeout=timeout, par=par
+    )
     planned = len(puzzles) * len(backends) * (args.repeat + args.warmup)
     warnings = run_warnings(store, run, args, pairs, summary, planned, len(tasks))
     warnings += host_warnings(tasks)

@@ -1,0 +1,114 @@
+"""Validated reading of the results database: every value read back is checked against what
+the schema promises (types, ranges, known statuses, JSON of the right shape) and turned into its
+record (`RunRow`, `TaskRow`, `PuzzleRow`); a value that is not raises `Damaged`, which `store.py`
+words as one StoreError naming the file. The values come in the records' field order, which is
+the column order `store.py` selects them in."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from sudokubench.backend import Status
+from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
+
+#: The fields of a RunRow, in the order of the `runs` columns `store.py` selects.
+RUN_FIELDS = tuple(f.name for f in dataclasses.fields(RunRow))
+_STATUSES = {s.value: s for s in Status}
+
+
+class Damaged(ValueError):
+    """A stored value that is not what the schema promises."""
+
+
+def _want(ok: bool, what: str) -> None:
+    if not ok:
+        raise Damaged(what)
+
+
+def _json(text: object, kind: type, what: str) -> Any:
+    _want(isinstance(text, str), f"{what} is not text")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        raise Damaged(f"{what} is not JSON") from None
+    _want(isinstance(value, kind), f"{what} is not a JSON {kind.__name__}")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise Damaged(f"JSON with {name}")
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def _is_time(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and value >= 0  # type: ignore[arg-type]
+
+
+def run_from_sql(values: Sequence[Any]) -> RunRow:
+    row = dict(zip(RUN_FIELDS, values, strict=True))
+    _want(_is_int(row["id"]), "runs.id is not an integer")
+    what = f"run {row['id']}"
+    _want(isinstance(row["started"], str), f"{what}: started is not text")
+    _want(row["ended"] is None or isinstance(row["ended"], str), f"{what}: ended is not text")
+    try:
+        row["status"] = RunStatus(row["status"])
+    except ValueError:
+        raise Damaged(f"{what}: status {str(row['status'])[:20]!r} is unknown") from None
+    row["args"] = _json(row["args"], dict, f"{what}: args")
+    row["machine"] = _json(row["machine"], dict, f"{what}: machine")
+    d = row["disagreements"]
+    _want(d is None or (_is_int(d) and d >= 0), f"{what}: disagreements is not a count")
+    return RunRow(**row)
+
+
+def task_from_sql(values: Sequence[Any]) -> TaskRow:
+    """A TaskRow from the values of `SELECT _TASK_COLUMNS`, every value's type checked
+    (`Damaged` when one is not what the schema promises)."""
+    row = TaskRow._make(values)
+    what = f"task {row.task_id}"
+    _want(_is_int(row.task_id), "tasks.task_id is not an integer")
+    for name in ("puzzle_id", "puzzle", "backend", "message", "verdict"):
+        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
+    _want(row.problem is None or isinstance(row.problem, str), f"{what}: problem is not text")
+    for name in ("limit", "sample", "count"):
+        _want(_is_int(getattr(row, name)), f"{what}: {name} is not an integer")
+    _want(row.limit >= 1 and row.count >= 0, f"{what}: limit or count out of range")
+    for name in ("timeout", "encode_s", "solve_s", "wall_s"):
+        _want(_is_time(getattr(row, name)), f"{what}: {name} is not a time")
+    _want(row.exhaustive in (0, 1) and row.valid in (0, 1), f"{what}: a flag is not 0 or 1")
+    _want(row.status in _STATUSES, f"{what}: status {str(row.status)[:20]!r} is unknown")
+    solutions = _json(row.solutions, list, f"{what}: solutions")
+    _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
+    stats = _json(row.stats, dict, f"{what}: stats")
+    _want(
+        all(type(v) in (int, float) and math.isfinite(v) for v in stats.values()),
+        f"{what}: a stat is not a number",
+    )
+    return row._replace(
+        status=_STATUSES[row.status],
+        exhaustive=bool(row.exhaustive),
+        solutions=tuple(solutions),
+        stats=stats,
+        valid=bool(row.valid),
+    )
+
+
+def puzzle_from_sql(values: Sequence[Any]) -> PuzzleRow:
+    row = PuzzleRow._make(values)
+    what = f"puzzle {str(row.puzzle_id)[:40]!r}"
+    for name in ("puzzle_id", "collection", "puzzle"):
+        _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
+    _want(_is_int(row.position), f"{what}: position is not an integer")
+    _want(row.box is None or isinstance(row.box, str), f"{what}: box is not text")
+    n = row.expected_count
+    _want(n is None or (_is_int(n) and n >= 0), f"{what}: expected_count is not a count")
+    solution = row.expected_solution
+    _want(solution is None or isinstance(solution, str), f"{what}: expected_solution not text")
+    return row
