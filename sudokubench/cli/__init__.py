@@ -1,10 +1,12 @@
 """The `sudokubench` command: one Typer app, its commands grouped by feature in this package.
 
 - `app.py`: the app, `main()` (errors -> one line on stderr, exit 2), shared option helpers.
-- `basic.py`: solve, count, check, show, backends.
+- `basic.py`: solve, count, check, show.
 - `cnf.py`: cnf (DIMACS out).
-- `compare.py`: compare, report, runs.
+- `compare.py`: compare.
 - `generate.py`: generate, rate.
+- `listing.py`: backends, collections.
+- `report.py`: report, runs.
 
 This package imports nothing until it is used: the `sudokubench` script (`from sudokubench.cli
 import main`) is run again as the main module in every worker process that `multiprocessing`
@@ -19,9 +21,17 @@ from typing import Any
 __all__ = ["app", "main"]
 
 
+#: The modules of commands, in the order `--help` lists their commands (importing one
+#: registers its commands with the app).
+_MODULES = ("basic", "cnf", "compare", "report", "generate", "listing")
+
+
 def _commands() -> Any:
     """The Typer app with every command registered."""
-    from sudokubench.cli import basic, cnf, compare, generate, listing  # noqa: F401  (registers commands)
+    import importlib
+
+    for module in _MODULES:
+        importlib.import_module(f"sudokubench.cli.{module}")
     from sudokubench.cli.app import app
 
     return app

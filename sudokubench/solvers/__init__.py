@@ -10,9 +10,9 @@ Users add backends without editing this table:
 - an installed distribution's entry point in the group `sudokubench.backends`
   (`name = "module:attr"`),
 - `module:attr` naming a Backend class, a Backend instance or a plain function
-  puzzle -> solution (None for no solution),
+  puzzle -> solution (None for no solution) (`external.py`),
 - `exec:COMMAND`: a program in any language, one puzzle a line on stdin, one solution a line
-  (or `0`/`none`) on stdout.
+  (or `0`/`none`) on stdout (`program.py`).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def get_backend(name: str) -> Backend:
         cls = _load(entry.target)
         return cls(variant or entry.variants[0]) if entry.variants else cls()  # type: ignore[operator]
     if base == "exec":
-        from sudokubench.solvers.external import ExecBackend
+        from sudokubench.solvers.program import ExecBackend
 
         return ExecBackend(variant)
     from importlib import metadata

@@ -2,8 +2,9 @@
 
 The harness hands an `Executor` (`pool/task.py`) a stream of `Task`s and reads back one
 `Outcome` per task, in completion order. `LocalPool` is the executor on this machine; the
-worker loop is `pool/worker.py`; `DaskExecutor` (`pool/dask.py`) runs the same tasks on a
-dask.distributed cluster, each dask worker using a `LocalPool` of its own.
+worker loop is `pool/worker.py`, the parent's handle on one worker (its pipe, tasks in
+flight, the running task's clock) `pool/handle.py`; `DaskExecutor` (`pool/dask.py`) runs the
+same tasks on a dask.distributed cluster, each dask worker using a `LocalPool` of its own.
 
 How `LocalPool` works:
 
@@ -55,7 +56,7 @@ How `LocalPool` works:
   caller's script in every worker it starts (to unpickle objects defined there), re-running a
   script without an `if __name__ == "__main__":` guard, compare and all, in each worker.
   Workers need nothing from it (tasks name backends by strings), so `__main__` is hidden
-  while a worker starts (`_main_hidden`) and a plain script works as written.
+  while a worker starts (`handle.main_hidden`) and a plain script works as written.
 - Start-up: the fork server boots when the pool is made (~0.3 s here, overlapping whatever the
   caller does next); each worker then forks from it in milliseconds and imports its backends.
   `preload=` names backends the fork server imports once, for cheap restarts after kills.
@@ -73,25 +74,19 @@ a start-up per puzzle, far more than a 17clue puzzle takes to solve.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import multiprocessing
-import select
-import signal
-import sys
 import time
-import types
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from multiprocessing.connection import Connection
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.pool.guard import load_timeout, trusted
+from sudokubench.harness.pool.guard import trusted
+from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
-from sudokubench.harness.pool.wire import from_wire, receive, send
-from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
+from sudokubench.harness.pool.wire import from_wire
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
@@ -110,136 +105,6 @@ WORKER_MODULES = (
 )
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
-#: Seconds a worker may take to start and load a backend before it counts as stuck
-#: (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60, read when sudokubench is imported).
-LOAD_TIMEOUT = load_timeout()
-
-
-def describe_exit(exitcode: int | None) -> str:
-    """`exit 3`, `signal 11 (SIGSEGV)`, or `unknown exit` for a dead worker."""
-    if exitcode is None:
-        return "unknown exit"
-    if exitcode < 0:
-        try:
-            return f"signal {-exitcode} ({signal.Signals(-exitcode).name})"
-        except ValueError:
-            return f"signal {-exitcode}"
-    if exitcode == LOST_PIPE:
-        return f"exit {exitcode} (it lost its pipe to the harness)"
-    return f"exit {exitcode}"
-
-
-@contextlib.contextmanager
-def _main_hidden() -> Iterator[None]:
-    """Show multiprocessing a `__main__` with no file and no spec while a worker starts, so
-    the worker does not import (run) the caller's script or module; restored at once."""
-    main = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if main is None:
-            del sys.modules["__main__"]
-        else:
-            sys.modules["__main__"] = main
-
-
-class _Worker:
-    """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
-
-    def __init__(
-        self, ctx: Any, lifeline: Connection, warm_up: bool = True, lane: str | None = None
-    ) -> None:
-        #: The backend whose tasks alone this worker runs (a plug-in's), None for sudokubench's.
-        self.lane = lane
-        #: Set when another lane waits for this worker's slot: it gets no new batch.
-        self.draining = False
-        self.conn, child = ctx.Pipe(duplex=True)
-        # The id of the task the worker is solving, in shared memory (no message, no lock).
-        self.running = ctx.RawValue("q", -1)
-        self.process = ctx.Process(
-            target=worker_main, args=(child, lifeline, self.running, warm_up), daemon=True
-        )
-        with _main_hidden():
-            self.process.start()
-        child.close()
-        # One poll object per worker: `Connection.poll` builds a selector on every call.
-        self._poller = select.poll() if hasattr(select, "poll") else None
-        if self._poller is not None:
-            self._poller.register(self.conn.fileno(), select.POLLIN)
-        self.loaded: set[str] = set()  # backend names the worker has reported loaded
-        self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
-        self.deadline = math.inf
-        self.started = 0.0
-
-    def readable(self) -> bool:
-        """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
-        if self._poller is None:
-            return self.conn.poll()
-        return bool(self._poller.poll(0))
-
-    def messages(self) -> Iterator[Any]:
-        """The messages waiting in the pipe, without blocking; EOFError (or OSError) once the
-        worker is gone and every message it sent before has been yielded."""
-        while self.readable():
-            yield receive(self.conn)
-
-    def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
-        idle = not self.tasks
-        self.tasks.extend(batch)
-        # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
-        send(self.conn, [tuple(t) for t in batch])
-        if idle:
-            self.arm(time.perf_counter(), grace)
-
-    def arm(self, now: float, grace: Callable[[float], float]) -> None:
-        """Start the clock of the task now at the head of the queue."""
-        if not self.tasks:
-            self.deadline = math.inf
-            return
-        task = self.tasks[0]
-        self.started = now
-        if task.backend in self.loaded:
-            self.deadline = now + task.timeout + grace(task.timeout)
-        else:
-            self.deadline = now + LOAD_TIMEOUT
-
-    def due(self, grace: Callable[[float], float]) -> float:
-        """When to kill: the deadline of the task at the head of the queue, or sooner when the
-        worker's marker shows it solving a later task (the ones before it done, their outcomes
-        held) whose own timeout ends first; its clock is the head's, `HOLD` at most early."""
-        if not self.tasks:
-            return math.inf
-        running = self.running.value
-        tasks = self.tasks
-        if running == tasks[0].task_id:
-            return self.deadline
-        # Tasks are planned in order and batches taken from the front of the queue, so the
-        # running one is usually found straight away by its id (the parent looks every tick).
-        k = running - tasks[0].task_id
-        if 0 < k < len(tasks) and tasks[k].task_id == running:
-            task = tasks[k]
-        else:
-            task = next((t for t in tasks if t.task_id == running), None)
-            if task is None:
-                return self.deadline
-        if task.backend not in self.loaded:
-            return self.deadline
-        return min(self.deadline, self.started + task.timeout + grace(task.timeout))
-
-    def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self.conn.close()
-
-    def stop(self, *, wait: bool = True) -> None:
-        """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""
-        with contextlib.suppress(OSError):
-            send(self.conn, None)
-        if wait:
-            self.process.join(2)
-            self.kill()
 
 
 def _modules(backends: Iterable[str]) -> list[str]:
@@ -293,7 +158,7 @@ class LocalPool:
         # Workers get the reading end; this process alone holds the writing end, so it closes
         # when this process ends in any way, and the workers then kill themselves.
         self._lifeline, self._lifeline_end = self._ctx.Pipe(duplex=False)
-        self._workers: list[_Worker] = []
+        self._workers: list[WorkerHandle] = []
         #: Workers started so far, restarts included (for tests and diagnostics).
         self.started_workers = 0
 
@@ -331,11 +196,11 @@ class LocalPool:
             worker.stop()
         self._workers.clear()
 
-    def _new_worker(self, lane: str | None = None) -> _Worker:
+    def _new_worker(self, lane: str | None = None) -> WorkerHandle:
         self.started_workers += 1
-        return _Worker(self._ctx, self._lifeline, self.warm_up, lane)
+        return WorkerHandle(self._ctx, self._lifeline, self.warm_up, lane)
 
-    def _drop(self, worker: _Worker) -> None:
+    def _drop(self, worker: WorkerHandle) -> None:
         """Kill a worker and free its slot (`_staff` starts a fresh one where tasks wait)."""
         worker.kill()
         self._workers.remove(worker)
@@ -444,7 +309,7 @@ class LocalPool:
                 worker.kill()
                 self._workers.remove(worker)
 
-    def _receive(self, worker: _Worker, queue: deque[Task]) -> Iterator[Outcome]:
+    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[Outcome]:
         """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
         if not worker.tasks:
             return
@@ -462,11 +327,11 @@ class LocalPool:
             if worker.tasks:
                 yield self._died(worker, queue)
 
-    def _requeue(self, worker: _Worker, queue: deque[Task]) -> None:
+    def _requeue(self, worker: WorkerHandle, queue: deque[Task]) -> None:
         queue.extendleft(reversed(worker.tasks))
         worker.tasks.clear()
 
-    def _culprit(self, worker: _Worker) -> Task:
+    def _culprit(self, worker: WorkerHandle) -> Task:
         """The task a killed or dead worker was solving (by its shared marker, else the first in
         flight), taken out of its queue; the tasks before it had finished but their held
         outcomes died with the worker, so they stay in flight to be run again."""
@@ -477,7 +342,7 @@ class LocalPool:
         worker.tasks.extendleft(reversed(again))
         return task
 
-    def _overrun(self, worker: _Worker, queue: deque[Task], now: float) -> Outcome:
+    def _overrun(self, worker: WorkerHandle, queue: deque[Task], now: float) -> Outcome:
         task = self._culprit(worker)
         elapsed = now - worker.started
         if task.backend in worker.loaded:
@@ -490,7 +355,7 @@ class LocalPool:
         self._drop(worker)
         return outcome
 
-    def _died(self, worker: _Worker, queue: deque[Task]) -> Outcome:
+    def _died(self, worker: WorkerHandle, queue: deque[Task]) -> Outcome:
         task = self._culprit(worker)
         worker.process.join(5)
         elapsed = time.perf_counter() - worker.started

@@ -1,0 +1,192 @@
+"""Commands `report` and `runs`: what `compare` stored, read back from its database.
+
+- `report [RUN]` prints a stored run (default: the latest) as a table, Markdown, CSV, JSON or
+  a self-contained HTML page, writes plots (`--plot FILE`), or the change against another run.
+- `runs` lists the stored runs.
+
+The `--db`, `--par` and `--allow-errors` options are `cli/compare.py`'s, shared with `compare`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sudokubench.cli.app import UsageFailure, app, emit_json
+from sudokubench.cli.compare import DEFAULT_DB, AllowErrorsOpt, DbOpt, ParOpt
+from sudokubench.cli.progress import terminal_width
+from sudokubench.errors import InputError, StoreError
+from sudokubench.harness.store import Store
+
+
+def _open(db: Path) -> Store:
+    try:
+        return Store(db, create=False)
+    except StoreError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+@app.command()
+def report(
+    run: Annotated[
+        int | None,
+        typer.Argument(metavar="[RUN]", help="Run id [default: the latest].", show_default=False),
+    ] = None,
+    db: DbOpt = DEFAULT_DB,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", "-f", help="table, markdown, csv, json or html."),
+    ] = "table",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", metavar="FILE", help="Also write a plot (.png or .svg)."),
+    ] = None,
+    plot_kind: Annotated[
+        str,
+        typer.Option("--plot-kind", help="cactus, scatter (with --vs) or distributions."),
+    ] = "cactus",
+    vs: Annotated[
+        tuple[str, str] | None,
+        typer.Option("--vs", metavar="A B", help="Scatter plot of B's times against A's."),
+    ] = None,
+    against: Annotated[
+        int | None,
+        typer.Option("--against", metavar="OTHER", help="Show the change from run OTHER."),
+    ] = None,
+    allow_errors: AllowErrorsOpt = False,
+    par: ParOpt = 2.0,
+    per_task: Annotated[
+        bool, typer.Option("--per-task", help="With --format csv or json: one row per task.")
+    ] = False,
+    fail_slower: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-slower",
+            metavar="PCT",
+            min=0.0,
+            help="With --against: exit 4 when a backend got slower by more than PCT percent "
+            "(its whole 95% interval above).",
+        ),
+    ] = None,
+) -> None:
+    """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
+    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors), 4 with --fail-slower
+    when a backend got slower than run OTHER."""
+    from sudokubench.harness.report import (
+        FORMATS,
+        build_report,
+        compare_runs,
+        plots,
+        render,
+        render_against,
+        slower_backends,
+    )
+    from sudokubench.harness.report.against import EXIT_SLOWER
+    from sudokubench.harness.report.render import TASK_FORMATS, render_tasks
+
+    if fail_slower is not None and against is None:
+        raise UsageFailure("--fail-slower needs --against OTHER: the run to compare with")
+    if fmt not in FORMATS:
+        raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if per_task and (fmt not in TASK_FORMATS or against is not None):
+        raise UsageFailure("--per-task goes with --format csv or json, without --against")
+    if plot_kind not in plots.KINDS:
+        raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(plots.KINDS)}")
+    store = _open(db)
+    try:
+        try:
+            built = build_report(store, run, par=par)
+            old = build_report(store, against, par=par) if against is not None else None
+        except StoreError as exc:
+            raise UsageFailure(str(exc)) from None
+    finally:
+        store.close()
+    try:
+        if old is not None:
+            text = render_against(old, built, fmt)
+        elif per_task:
+            text = render_tasks(built, fmt)
+        else:
+            text = render(built, fmt, vs=vs, width=terminal_width())
+        if plot is not None:
+            if vs is not None or plot_kind == "scatter":
+                pair = vs or plots.default_pair(built)
+                if pair is None:
+                    raise UsageFailure("a scatter plot needs two backends: use --vs A B")
+                figure = plots.scatter(built, *pair)
+            elif plot_kind == "distributions":
+                figure = plots.distributions(built)
+            else:
+                figure = plots.cactus(built)
+            plots.save(figure, plot)
+    except InputError as exc:
+        raise UsageFailure(str(exc)) from None
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    code = built.exit_code(allow_errors=allow_errors)
+    slower = [] if old is None or fail_slower is None else compare_runs(old, built)
+    if slower := slower_backends(slower, fail_slower or 0.0):
+        print(
+            f"sudokubench: slower than run {against} by more than {fail_slower:g}%: "
+            + ", ".join(slower),
+            file=sys.stderr,
+        )
+        code = code or EXIT_SLOWER
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def runs(
+    db: DbOpt = DEFAULT_DB,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object a line.")] = False,
+) -> None:
+    """List the stored runs: id, start, end, status, task counts by status, answers that failed
+    the checker (invalid), and puzzles with a wrong answer or a disagreement (disputed)."""
+    store = _open(db)
+    try:
+        rows = store.runs()
+        counts = store.status_counts()
+    except StoreError as exc:  # a damaged database
+        raise UsageFailure(str(exc)) from None
+    finally:
+        store.close()
+    if not rows:
+        print(f"{db} holds no runs yet (run compare first)", file=sys.stderr)
+    for r in rows:
+        per = counts.get(r.id, {})
+        entry = {
+            "run_id": r.id,
+            "started": r.started,
+            "ended": r.ended,
+            "status": r.status,
+            "files": [Path(f).name for f in r.args.get("files", [])] or ["showcase"],
+            "backends": r.args.get("backends", []),
+            "tasks": sum(v for k, v in per.items() if k != "wrong"),
+            "solved": per.get("solved", 0),
+            "unsatisfiable": per.get("unsatisfiable", 0),
+            "timeout": per.get("timeout", 0),
+            "error": per.get("error", 0),
+            "invalid": per.get("wrong", 0),
+            "disagreements": r.disagreements,
+        }
+        if json_out:
+            emit_json(entry)
+        else:
+            disagree = "-" if r.disagreements is None else r.disagreements
+            print(
+                f"{r.id:>4}  {r.started}  {r.ended or '-':<25}  {r.status:<11}  "
+                f"{entry['tasks']} tasks: {entry['solved']} solved, "
+                f"{entry['unsatisfiable']} unsat, {entry['timeout']} timeout, "
+                f"{entry['error']} error, {entry['invalid']} invalid; "
+                f"{disagree} puzzles disputed  "
+                f"[{', '.join(entry['files'])} x {len(entry['backends'])} backends]"
+            )

@@ -1,0 +1,162 @@
+"""`WorkerHandle`: one worker process as `LocalPool` (`pool/local.py`) sees it from the parent.
+
+A handle starts its worker (`pool/worker.py`'s `worker_main`, with the caller's `__main__`
+hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps the tasks in
+flight in the order the worker runs them and the clock of the one at their head: its deadline
+is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
+before (`due` also looks at the worker's shared marker, so a later task with a shorter timeout
+is not overlooked behind held outcomes). `describe_exit` words how a dead worker ended.
+Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import select
+import signal
+import sys
+import time
+import types
+from collections import deque
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sudokubench.harness.pool.guard import load_timeout
+from sudokubench.harness.pool.task import Task
+from sudokubench.harness.pool.wire import receive, send
+from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
+
+__all__ = ["LOAD_TIMEOUT", "WorkerHandle", "describe_exit", "main_hidden"]
+
+#: Seconds a worker may take to start and load a backend before it counts as stuck
+#: (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60, read when sudokubench is imported).
+LOAD_TIMEOUT = load_timeout()
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """`exit 3`, `signal 11 (SIGSEGV)`, or `unknown exit` for a dead worker."""
+    if exitcode is None:
+        return "unknown exit"
+    if exitcode < 0:
+        try:
+            return f"signal {-exitcode} ({signal.Signals(-exitcode).name})"
+        except ValueError:
+            return f"signal {-exitcode}"
+    if exitcode == LOST_PIPE:
+        return f"exit {exitcode} (it lost its pipe to the harness)"
+    return f"exit {exitcode}"
+
+
+@contextlib.contextmanager
+def main_hidden() -> Iterator[None]:
+    """Show multiprocessing a `__main__` with no file and no spec while a worker starts, so
+    the worker does not import (run) the caller's script or module; restored at once."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
+
+
+class WorkerHandle:
+    """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
+
+    def __init__(
+        self, ctx: Any, lifeline: Connection, warm_up: bool = True, lane: str | None = None
+    ) -> None:
+        #: The backend whose tasks alone this worker runs (a plug-in's), None for sudokubench's.
+        self.lane = lane
+        #: Set when another lane waits for this worker's slot: it gets no new batch.
+        self.draining = False
+        self.conn, child = ctx.Pipe(duplex=True)
+        # The id of the task the worker is solving, in shared memory (no message, no lock).
+        self.running = ctx.RawValue("q", -1)
+        self.process = ctx.Process(
+            target=worker_main, args=(child, lifeline, self.running, warm_up), daemon=True
+        )
+        with main_hidden():
+            self.process.start()
+        child.close()
+        # One poll object per worker: `Connection.poll` builds a selector on every call.
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        if self._poller is not None:
+            self._poller.register(self.conn.fileno(), select.POLLIN)
+        self.loaded: set[str] = set()  # backend names the worker has reported loaded
+        self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
+        self.deadline = math.inf
+        self.started = 0.0
+
+    def readable(self) -> bool:
+        """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
+        if self._poller is None:
+            return self.conn.poll()
+        return bool(self._poller.poll(0))
+
+    def messages(self) -> Iterator[Any]:
+        """The messages waiting in the pipe, without blocking; EOFError (or OSError) once the
+        worker is gone and every message it sent before has been yielded."""
+        while self.readable():
+            yield receive(self.conn)
+
+    def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
+        idle = not self.tasks
+        self.tasks.extend(batch)
+        # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
+        send(self.conn, [tuple(t) for t in batch])
+        if idle:
+            self.arm(time.perf_counter(), grace)
+
+    def arm(self, now: float, grace: Callable[[float], float]) -> None:
+        """Start the clock of the task now at the head of the queue."""
+        if not self.tasks:
+            self.deadline = math.inf
+            return
+        task = self.tasks[0]
+        self.started = now
+        if task.backend in self.loaded:
+            self.deadline = now + task.timeout + grace(task.timeout)
+        else:
+            self.deadline = now + LOAD_TIMEOUT
+
+    def due(self, grace: Callable[[float], float]) -> float:
+        """When to kill: the deadline of the task at the head of the queue, or sooner when the
+        worker's marker shows it solving a later task (the ones before it done, their outcomes
+        held) whose own timeout ends first; its clock is the head's, `HOLD` at most early."""
+        if not self.tasks:
+            return math.inf
+        running = self.running.value
+        tasks = self.tasks
+        if running == tasks[0].task_id:
+            return self.deadline
+        # Tasks are planned in order and batches taken from the front of the queue, so the
+        # running one is usually found straight away by its id (the parent looks every tick).
+        k = running - tasks[0].task_id
+        if 0 < k < len(tasks) and tasks[k].task_id == running:
+            task = tasks[k]
+        else:
+            task = next((t for t in tasks if t.task_id == running), None)
+            if task is None:
+                return self.deadline
+        if task.backend not in self.loaded:
+            return self.deadline
+        return min(self.deadline, self.started + task.timeout + grace(task.timeout))
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+    def stop(self, *, wait: bool = True) -> None:
+        """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""
+        with contextlib.suppress(OSError):
+            send(self.conn, None)
+        if wait:
+            self.process.join(2)
+            self.kill()

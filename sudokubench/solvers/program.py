@@ -1,0 +1,277 @@
+"""`ExecBackend`: the `exec:COMMAND` backend, a user's program in any language.
+
+`ExecBackend(command)` runs the program once and keeps it running:
+each `solve` writes the puzzle in line form (`.` for blanks, `A`-`Z` above 9) plus a newline to
+its stdin and reads one line from its stdout: the solution in line form or numeric tokens, or
+`0` / `none` for "no solution" (UNSATISFIABLE). The program must flush stdout after each line.
+
+- Timeout: the parent waits on the pipe with a deadline; when it passes, the program (its whole
+  process group) is killed and TIMEOUT returned; the next `solve` starts it again. Without a
+  timeout it waits for the answer (the harness's own kill is then the limit).
+- Errors: a program that exits, writes a line that is not a grid of the puzzle's size, writes
+  an empty line, or writes more lines than it was asked for gives an ERROR result whose message
+  quotes the output (and the end of its stderr when it exited); the program is restarted.
+- Timing: `solve_s` runs from writing the puzzle to reading the answer; the program's start-up
+  is outside it, but its first answer includes whatever the program does lazily (use warm-ups).
+- Stats: none (the program's effort is not visible); a program finds one solution, so it can
+  solve and say "none" but cannot count (`limit` above 1 still returns at most one solution).
+- Size: an answer line may be at most `MAX_LINE` (64 KiB) long; a program that writes more
+  without a newline is killed and the task is an ERROR (memory stays bounded).
+- Puzzles with conflicting givens are sent too: what a program says about them is checked.
+- On Linux the program gets its own session (its process group is what a kill stops) and dies
+  with the process that started it (`PR_SET_PDEATHSIG`), so a killed worker leaves no orphan.
+  A harness worker is also a subreaper (`PR_SET_CHILD_SUBREAPER`): what a program detaches
+  from its group (a double fork, `setsid`) becomes the worker's child, killed when the program
+  is killed or restarted and when the worker ends.
+
+Python objects named by `module:attr` or an entry point are `external.py`'s (`adapt`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from typing import Any, ClassVar
+
+from sudokubench.backend import BaseBackend, Deadline, SolveResult, Status, make_result
+from sudokubench.formats import parse_grid
+from sudokubench.grid import Grid
+from sudokubench.processes import die_with_parent, reap_orphans
+
+__all__ = ["MAX_LINE", "ExecBackend"]
+
+#: Answer lines that mean "this puzzle has no solution".
+NO_SOLUTION = frozenset({"0", "none"})
+#: How much of a bad line or of stderr goes into a message.
+QUOTE = 60
+#: Most bytes of one answer line (a 25x25 grid in numeric tokens is under 2,000): a program
+#: that writes more without a newline is killed and the task is an ERROR.
+MAX_LINE = 65536
+
+
+class _LineTooLong(Exception):
+    """The program wrote more than `MAX_LINE` bytes without ending the line."""
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """A session of its own (so its process group can be killed), and death with its parent."""
+    os.setsid()
+    die_with_parent()
+
+
+class ExecBackend(BaseBackend):
+    """A user's program, one puzzle a line on stdin, one answer a line on stdout."""
+
+    practical_n: ClassVar[int] = 25
+    handles_hard: ClassVar[bool] = True
+    #: Every instance alive in this process (whose programs `_kill` spares).
+    _instances: ClassVar[weakref.WeakSet[ExecBackend]] = weakref.WeakSet()
+
+    def __init__(self, command: str) -> None:
+        if not command.strip():
+            raise ValueError("exec: needs a command, e.g. exec:'./solver'")
+        self.command = command
+        self.argv = shlex.split(command)
+        self.name = f"exec:{command}"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
+        self._pending = b""  # bytes read past the last answer line
+        self._answers = 0  # lines read from the running program
+        self._lock = threading.Lock()
+        #: How many times the program was started (restarts after kills or crashes count).
+        self.starts = 0
+        ExecBackend._instances.add(self)
+
+    def available(self) -> bool:
+        """Whether the program exists and is executable."""
+        program = self.argv[0]
+        return shutil.which(program) is not None or (
+            os.path.sep in program and os.access(program, os.X_OK)
+        )
+
+    def unavailable_reason(self) -> str:
+        """Why `available()` is false."""
+        return "" if self.available() else f"cannot find the program {self.argv[0]!r}"
+
+    def version(self) -> str | None:
+        """Unknown for a program."""
+        return None
+
+    # -- the child process ----------------------------------------------------------------------
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            self.close()
+            # A file, not a pipe: a chatty program cannot block on a full stderr pipe.
+            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close)
+            linux = sys.platform.startswith("linux")
+            self._process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                bufsize=0,
+                preexec_fn=_child_setup if linux else None,
+                start_new_session=not linux,
+            )
+            os.set_blocking(self._process.stdout.fileno(), False)  # type: ignore[union-attr]
+            self._pending = b""
+            self._answers = 0
+            self.starts += 1
+        return self._process
+
+    def close(self) -> None:
+        """Stop the program: close its stdin, then kill its process group if it lingers."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            process.stdin.close()  # type: ignore[union-attr]
+        try:
+            process.wait(0.5)
+        except subprocess.TimeoutExpired:
+            self._kill(process)
+        self._close_streams(process)
+
+    def _close_streams(self, process: subprocess.Popen[bytes]) -> None:
+        for stream in (process.stdin, process.stdout, self._stderr):
+            with contextlib.suppress(OSError, AttributeError):
+                stream.close()  # type: ignore[union-attr]
+
+    def __del__(self) -> None:
+        # Not contextlib.suppress: at interpreter exit the module's globals may already be None.
+        try:  # noqa: SIM105
+            self.close()
+        except Exception:
+            pass
+
+    @staticmethod
+    def _kill(process: subprocess.Popen[bytes]) -> None:
+        """Kill the program's process group, then (in a harness worker, a subreaper) whatever
+        it detached from the group, sparing the other programs still running here."""
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            process.kill()
+        process.wait()
+        live = (b._process for b in list(ExecBackend._instances))
+        reap_orphans(keep={p.pid for p in live if p is not None and p is not process})
+
+    def _stderr_tail(self) -> str:
+        try:
+            size = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, size - 4096))
+            data = self._stderr.read()
+        except (OSError, AttributeError):
+            data = b""
+        text = data.decode(errors="replace").strip().splitlines()
+        return f"; stderr: {text[-1][:QUOTE]!r}" if text else ""
+
+    def _read_line(self, process: subprocess.Popen[bytes], deadline: Deadline) -> bytes | None:
+        """One line from the program, None when the deadline passed; EOFError if it exited."""
+        stdout = process.stdout
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
+            while b"\n" not in self._pending:
+                remaining = deadline.remaining()
+                if remaining == 0.0:
+                    return None
+                if not selector.select(remaining):
+                    continue
+                chunk = os.read(stdout.fileno(), 65536)  # type: ignore[union-attr]
+                if not chunk:
+                    raise EOFError
+                self._pending += chunk
+                if b"\n" not in self._pending and len(self._pending) > MAX_LINE:
+                    raise _LineTooLong
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    # -- solving ------------------------------------------------------------------------------
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Ask the program for the puzzle's solution; see the module docstring."""
+        if not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be a positive integer, got {limit!r}")
+        with self._lock:
+            return self._ask(puzzle, timeout)
+
+    def _error(self, message: str) -> SolveResult:
+        return SolveResult(self.name, Status.ERROR, message=message)
+
+    def _ask(self, puzzle: Grid, timeout: float | None) -> SolveResult:
+        try:
+            process = self._start()
+        except OSError as exc:
+            return self._error(f"cannot start {self.command!r}: {exc}")
+        extra = self._pending.strip() or self._drain(process)
+        if extra:
+            when = "more lines than it was asked for" if self._answers else "before any puzzle"
+            self._restart()
+            quoted = extra.decode(errors="replace").splitlines()[0][:QUOTE]
+            return self._error(f"program wrote {when}: {quoted!r}")
+        deadline = Deadline(timeout)
+        start = time.perf_counter()
+        try:
+            process.stdin.write(f"{puzzle}\n".encode())  # type: ignore[union-attr]
+            line = self._read_line(process, deadline)
+        except _LineTooLong:
+            quoted = self._pending[:QUOTE].decode(errors="replace")
+            self._restart()
+            return self._error(
+                f"program wrote a line longer than {MAX_LINE} bytes ({quoted!r}...); killed"
+            )
+        except (EOFError, BrokenPipeError):
+            try:
+                process.wait(1.0)
+                how = f"program exited ({process.returncode}) without answering"
+            except subprocess.TimeoutExpired:  # alive, but it closed its stdout or stdin
+                how = "program closed its input or output without answering; killed"
+            tail = self._stderr_tail()
+            self._restart()
+            return self._error(f"{how}{tail}")
+        solve_s = time.perf_counter() - start
+        self._answers += line is not None
+        if line is None:
+            self._restart()
+            message = f"no answer within {timeout:g} s; program killed (does it flush stdout?)"
+            return make_result(self.name, [], finished=False, timed_out=True, message=message)
+        text = line.decode(errors="replace").strip()
+        if text.lower() in NO_SOLUTION:
+            return make_result(self.name, [], finished=True, solve_s=solve_s)
+        try:
+            if not text:
+                raise ValueError("an empty line")
+            solution = parse_grid(text, puzzle.shape)
+        except ValueError as exc:
+            self._restart()
+            return self._error(f"program answered {text[:QUOTE]!r}: {exc}")
+        return make_result(self.name, [solution], finished=False, solve_s=solve_s)
+
+    def _drain(self, process: subprocess.Popen[bytes]) -> bytes:
+        """Output the program wrote since its last answer (should be none)."""
+        try:
+            chunk = os.read(process.stdout.fileno(), 65536)  # type: ignore[union-attr]
+        except BlockingIOError:
+            return b""
+        except OSError:
+            return b""
+        self._pending += chunk
+        return self._pending.strip()
+
+    def _restart(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            self._kill(process)
+            self._close_streams(process)
+        self._pending = b""
