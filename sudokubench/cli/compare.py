@@ -203,15 +203,9 @@ def compare(
     wrong or backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad
     input; 130 on Ctrl-C.
     """
-    if resume is not None and files:
-        raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
-    if no_warmup and warmup:
-        raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
-    if cluster and jobs is not None:
-        raise UsageFailure(
-            "--jobs sizes the local pool: with --cluster, the dask workers' threads set how "
-            "many tasks run at once"
-        )
+    _refuse_clashes(
+        resume is not None and bool(files), no_warmup, warmup, bool(cluster), jobs is not None
+    )
     try:
         args = CompareArgs(
             files=tuple(files or ()),
@@ -264,6 +258,21 @@ def compare(
         print(f"stored as run {report.run.id} in {db}")
     if code := report.exit_code(allow_errors=allow_errors):
         raise typer.Exit(code)
+
+
+def _refuse_clashes(
+    resume_with_input: bool, no_warmup: bool, warmup: int, cluster: bool, jobs_given: bool
+) -> None:
+    """UsageFailure for options that exclude each other."""
+    if resume_with_input:
+        raise UsageFailure("--resume takes the puzzles from the stored run: give no input")
+    if no_warmup and warmup:
+        raise UsageFailure(f"--no-warmup and --warmup {warmup} exclude each other")
+    if cluster and jobs_given:
+        raise UsageFailure(
+            "--jobs sizes the local pool: with --cluster, the dask workers' threads set how "
+            "many tasks run at once"
+        )
 
 
 def _cluster(address: str, timeout: float) -> Executor:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -27,6 +27,22 @@ def _open(db: Path) -> Store:
         return Store(db, create=False)
     except StoreError as exc:
         raise UsageFailure(str(exc)) from None
+
+
+def _save_plot(built: Any, path: Path, kind: str, vs: tuple[str, str] | None) -> None:
+    """Draw the run's `kind` of plot (a scatter of `vs` when given) into `path`."""
+    from sudokubench.harness.report import plots
+
+    if vs is not None or kind == "scatter":
+        pair = vs or plots.default_pair(built)
+        if pair is None:
+            raise UsageFailure("a scatter plot needs two backends: use --vs A B")
+        figure = plots.scatter(built, *pair)
+    elif kind == "distributions":
+        figure = plots.distributions(built)
+    else:
+        figure = plots.cactus(built)
+    plots.save(figure, path)
 
 
 @app.command()
@@ -115,16 +131,7 @@ def report(
         else:
             text = render(built, fmt, vs=vs, width=terminal_width())
         if plot is not None:
-            if vs is not None or plot_kind == "scatter":
-                pair = vs or plots.default_pair(built)
-                if pair is None:
-                    raise UsageFailure("a scatter plot needs two backends: use --vs A B")
-                figure = plots.scatter(built, *pair)
-            elif plot_kind == "distributions":
-                figure = plots.distributions(built)
-            else:
-                figure = plots.cactus(built)
-            plots.save(figure, plot)
+            _save_plot(built, plot, plot_kind, vs)
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
     if output is not None:

@@ -109,34 +109,34 @@ def _stats(stats: object) -> dict[str, int | float]:
     return clean
 
 
+def _malformed(outcome: Outcome) -> str | None:
+    """Why the outcome's status, count, flag, times or solutions cannot be stored; None if they
+    can."""
+    if not isinstance(outcome.status, Status):
+        return f"status {plain_text(outcome.status, 40)!r} is not a status"
+    count = outcome.count
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_COUNT:
+        return f"count {plain_text(count, 40)!r} is not a count"
+    if not isinstance(outcome.exhaustive, bool | int) or outcome.exhaustive not in (0, 1):
+        return f"exhaustive {plain_text(outcome.exhaustive, 40)!r} is not a bool"
+    for name in _TIMES:
+        value = getattr(outcome, name)
+        if _time(value) is None:
+            return f"{name} {plain_text(value, 40)} is not a finite time >= 0"
+    solutions = outcome.solutions
+    if not isinstance(solutions, tuple | list) or len(solutions) > max(outcome.task.limit, 0):
+        n = len(solutions) if isinstance(solutions, tuple | list) else "?"
+        return f"{n} solutions returned for limit {outcome.task.limit}"
+    return None
+
+
 def sanitize(outcome: Outcome) -> Outcome:
     """The outcome with plain, bounded, finite values; an ERROR saying why when a field cannot
     be made so (see the module docstring)."""
     task = outcome.task
     wall = _time(outcome.wall_s)
-    why = None
-    if not isinstance(outcome.status, Status):
-        why = f"status {plain_text(outcome.status, 40)!r} is not a status"
-    elif (
-        not isinstance(outcome.count, int)
-        or isinstance(outcome.count, bool)
-        or not 0 <= outcome.count <= _MAX_COUNT
-    ):
-        why = f"count {plain_text(outcome.count, 40)!r} is not a count"
-    elif not isinstance(outcome.exhaustive, bool | int) or outcome.exhaustive not in (0, 1):
-        why = f"exhaustive {plain_text(outcome.exhaustive, 40)!r} is not a bool"
-    else:
-        for name in _TIMES:
-            value = getattr(outcome, name)
-            if _time(value) is None:
-                why = f"{name} {plain_text(value, 40)} is not a finite time >= 0"
-                break
+    why = _malformed(outcome)
     solutions = outcome.solutions
-    if why is None and (
-        not isinstance(solutions, tuple | list) or len(solutions) > max(task.limit, 0)
-    ):
-        n = len(solutions) if isinstance(solutions, tuple | list) else "?"
-        why = f"{n} solutions returned for limit {task.limit}"
     if why is not None:
         return failed(task, Status.ERROR, f"the backend's result is malformed: {why}", wall or 0.0)
     if not all(type(s) is str and len(s) <= ANSWER_CHARS for s in solutions):
