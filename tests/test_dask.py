@@ -215,7 +215,8 @@ def test_ctrl_c_on_the_command_line_stops_the_cluster_and_the_run_resumes_locall
         assert store.run(1).status == "interrupted"
         assert 2 <= len(store.done_task_ids(1)) < 60
     resumed = subprocess.run(
-        [str(SCRIPT), "compare", "--resume", "1", "--db", str(db), "-q"],
+        # the run names a plug-in: resuming runs it only with the user's consent
+        [str(SCRIPT), "compare", "--resume", "1", "--db", str(db), "-q", "--trust-backends"],
         capture_output=True,
         text=True,
         env=env,

@@ -241,7 +241,8 @@ def compare(
         reporter.stop()
         print(
             f"\ninterrupted: the finished tasks of run {stop.run_id} are stored\n"
-            f"resume with: sudokubench compare --resume {stop.run_id} --db {stop.db}",
+            f"resume with: sudokubench compare --resume {stop.run_id} --db {stop.db}"
+            + (" --trust-backends" if trust_backends or _names_code(args.backends) else ""),
             file=sys.stderr,
         )
         raise typer.Exit(130) from None
@@ -258,6 +259,13 @@ def compare(
         print(f"stored as run {report.run.id} in {db}")
     if code := report.exit_code(allow_errors=allow_errors):
         raise typer.Exit(code)
+
+
+def _names_code(backends: tuple[str, ...]) -> bool:
+    """Whether any of `backends` is a plug-in or program (resumed only with --trust-backends)."""
+    from sudokubench.harness.pool.guard import trusted
+
+    return any(not trusted(name) for name in backends)
 
 
 def _refuse_clashes(
