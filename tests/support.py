@@ -7,6 +7,11 @@ complete grid of any shape, so no test module imports another.
 from __future__ import annotations
 
 import itertools
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 from sudokubench.formats import PuzzleRecord, collection_path, read_puzzles
 from sudokubench.grid import Grid, Shape
@@ -36,3 +41,33 @@ def collection(name: str, count: int | None = None, step: int = 1) -> list[Puzzl
     """The first `count` puzzles (every `step`-th) of a shipped collection."""
     records = read_puzzles(collection_path(name))
     return list(itertools.islice(records, 0, None if count is None else count * step, step))
+
+
+#: This folder: on PYTHONPATH for the commands the tests run, so workers import the fakes.
+TESTS = Path(__file__).resolve().parent
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    """`sudokubench ARGS` in a fresh process (the module next to this interpreter, never one
+    found on PATH), with tests/ importable for the fake and hostile plug-ins."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "sudokubench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def stored(db: Path) -> int:
+    """Task rows committed so far (0 before the file or its tables exist)."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db, timeout=30) as conn:
+        try:
+            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM
+from support import MULTIPLE, TELEGRAM, cli, stored
 
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.report import build_report
@@ -36,19 +35,6 @@ def write(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `sudokubench ARGS` in a fresh process with tests/ importable."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [sys.executable, "-m", "sudokubench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-
-
 def popen(*args: str) -> subprocess.Popen[str]:
     """Start `sudokubench ARGS` in its own process group (so kill reaches its workers)."""
     env = dict(os.environ)
@@ -61,17 +47,6 @@ def popen(*args: str) -> subprocess.Popen[str]:
         env=env,
         start_new_session=True,
     )
-
-
-def stored(db: Path) -> int:
-    """Task rows committed so far (0 before the file exists)."""
-    if not db.exists():
-        return 0
-    with sqlite3.connect(db, timeout=30) as conn:
-        try:
-            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
 
 
 def wait_for_rows(db: Path, n: int, proc: subprocess.Popen[str], limit: float = 60) -> None:

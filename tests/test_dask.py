@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, collection, stored
 
 pytest.importorskip("distributed")
 
@@ -146,17 +145,6 @@ def test_a_dask_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
         assert sorted(store.done_task_ids(report.run.id)) == list(range(60))
     assert answers(report) == answers(undisturbed)
     assert verdicts(report) == verdicts(undisturbed) and report.ok
-
-
-def stored(db: Path) -> int:
-    """Task rows committed so far (0 before the file or its tables exist)."""
-    if not db.exists():
-        return 0
-    with sqlite3.connect(db, timeout=30) as conn:
-        try:
-            return conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
 
 
 def group_gone(pgid: int, limit: float = 30) -> bool:

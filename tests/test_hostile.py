@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM
+from support import TELEGRAM, cli
 
 from sudokubench.formats import parse_grid
 from sudokubench.grid import is_solution
@@ -25,19 +25,6 @@ EASY = [  # from easy50, each with exactly one solution
     "48...69.2..2..8..19..37..6.84..1.2....37.41....1.6..49.2..85..77..9..6..6.92...18",
     TELEGRAM,
 ]
-
-
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `sudokubench ARGS` in a fresh process with tests/ importable (for the plug-ins)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [str(Path(sys.executable).with_name("sudokubench")), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
 
 
 @pytest.fixture

@@ -11,24 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM
+from support import TELEGRAM, cli
 
 TESTS = Path(__file__).resolve().parent
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
-
-
-def cli(*args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    """`sudokubench ARGS` in a fresh process, with tests/ importable (for `fake_backends`)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [sys.executable, "-m", "sudokubench", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=timeout,
-    )
 
 
 @pytest.fixture
