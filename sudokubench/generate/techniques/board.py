@@ -24,6 +24,7 @@ __all__ = [
     "cells_of",
     "geometry",
     "make_step",
+    "seen_by_both",
     "units_boxes_first",
 ]
 
@@ -56,6 +57,17 @@ def bits(mask: int) -> list[int]:
         found.append(low.bit_length())
         mask ^= low
     return found
+
+
+def seen_by_both(geo: Geometry, side_a: list[Cell], side_b: list[Cell]) -> int:
+    """The cell mask of cells outside both sides that see a cell of each side (where a digit
+    true on one side or the other cannot be)."""
+    seen_a = seen_b = 0
+    for k in side_a:
+        seen_a |= geo.peers[k]
+    for k in side_b:
+        seen_b |= geo.peers[k]
+    return seen_a & seen_b & ~sum(1 << k for k in side_a + side_b)
 
 
 def cells_of(mask: int) -> list[Cell]:

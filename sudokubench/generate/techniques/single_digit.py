@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from sudokubench.generate.techniques.board import Board, Step, cells_of, make_step
+from sudokubench.generate.techniques.board import Board, Step, cells_of, make_step, seen_by_both
 
 __all__ = [
     "conjugate_pairs",
@@ -223,13 +223,7 @@ def find_simple_colouring(board: Board) -> Step | None:
                         f"see each other, so that colour is false: {board.removals(elims)}"
                     )
                     return make_step("simple_colouring", same + other, (d,), elims, text)
-            seen_a = seen_b = 0
-            for k in side_a:
-                seen_a |= geo.peers[k]
-            for k in side_b:
-                seen_b |= geo.peers[k]
-            coloured = sum(1 << k for k in side_a + side_b)
-            elims = board.elims(d, seen_a & seen_b & ~coloured)
+            elims = board.elims(d, seen_by_both(geo, side_a, side_b))
             if elims:
                 text = (
                     f"simple colouring (colour trap) on {s}: chain of conjugate pairs coloured "

@@ -12,7 +12,14 @@
 
 from __future__ import annotations
 
-from sudokubench.generate.techniques.board import Board, Step, bits, cells_of, make_step
+from sudokubench.generate.techniques.board import (
+    Board,
+    Step,
+    bits,
+    cells_of,
+    make_step,
+    seen_by_both,
+)
 from sudokubench.generate.techniques.single_digit import conjugate_pairs
 
 __all__ = ["find_remote_pair", "find_w_wing", "find_xy_wing", "find_xyz_wing"]
@@ -119,13 +126,7 @@ def find_remote_pair(board: Board) -> Step | None:
         for side_a, side_b in _parity_groups(board, cells):
             if len(side_a) + len(side_b) < 4:
                 continue
-            seen_a = seen_b = 0
-            for k in side_a:
-                seen_a |= geo.peers[k]
-            for k in side_b:
-                seen_b |= geo.peers[k]
-            chain = sum(1 << k for k in side_a + side_b)
-            targets = seen_a & seen_b & ~chain
+            targets = seen_by_both(geo, side_a, side_b)
             elims = [e for d in bits(mask) for e in board.elims(d, targets)]
             if elims:
                 digits = bits(mask)
