@@ -24,7 +24,7 @@ from typing import Annotated
 
 import typer
 
-from sudokubench.cli.app import UsageFailure, app, emit_json
+from sudokubench.cli.app import UsageFailure, app
 from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
@@ -250,10 +250,11 @@ def compare(
         reporter.stop()
         if executor is not None:
             executor.close()
-    from sudokubench.harness.report import render
+    from sudokubench.harness.report.render import render, write_json
 
-    if json_out:
-        emit_json(report.to_json())
+    if json_out:  # one line, its results written as they are read back
+        write_json(report, sys.stdout, indent=None)
+        print(flush=True)
     else:
         sys.stdout.write(render(report, "table", width=terminal_width()))
         print(f"stored as run {report.run.id} in {db}")

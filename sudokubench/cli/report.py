@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 
@@ -43,6 +43,33 @@ def _save_plot(built: Any, path: Path, kind: str, vs: tuple[str, str] | None) ->
     else:
         figure = plots.cactus(built)
     plots.save(figure, path)
+
+
+class _Output:
+    """Where a report is written as it is made: FILE, or stdout, which gets a last newline
+    when the report does not end with one."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.last = ""
+
+    def __enter__(self) -> _Output:
+        self.file: TextIO = (
+            sys.stdout if self.path is None else self.path.open("w", encoding="utf-8")
+        )
+        return self
+
+    def write(self, text: str) -> int:
+        if text:
+            self.last = text[-1]
+            self.file.write(text)
+        return len(text)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.path is not None:
+            self.file.close()
+        elif self.last != "\n":
+            self.file.write("\n")
 
 
 @app.command()
@@ -98,13 +125,11 @@ def report(
         FORMATS,
         build_report,
         compare_runs,
-        plots,
-        render,
         render_against,
         slower_backends,
     )
     from sudokubench.harness.report.against import EXIT_SLOWER
-    from sudokubench.harness.report.render import TASK_FORMATS, render_tasks
+    from sudokubench.harness.report.render import PLOT_KINDS, TASK_FORMATS, write, write_tasks
 
     if fail_slower is not None and against is None:
         raise UsageFailure("--fail-slower needs --against OTHER: the run to compare with")
@@ -112,8 +137,8 @@ def report(
         raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if per_task and (fmt not in TASK_FORMATS or against is not None):
         raise UsageFailure("--per-task goes with --format csv or json, without --against")
-    if plot_kind not in plots.KINDS:
-        raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(plots.KINDS)}")
+    if plot_kind not in PLOT_KINDS:
+        raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(PLOT_KINDS)}")
     store = _open(db)
     try:
         try:
@@ -124,20 +149,17 @@ def report(
     finally:
         store.close()
     try:
-        if old is not None:
-            text = render_against(old, built, fmt)
-        elif per_task:
-            text = render_tasks(built, fmt)
-        else:
-            text = render(built, fmt, vs=vs, width=terminal_width())
+        with _Output(output) as out:
+            if old is not None:
+                out.write(render_against(old, built, fmt))
+            elif per_task:
+                write_tasks(built, fmt, out)
+            else:
+                write(built, fmt, out, vs=vs, width=terminal_width())
         if plot is not None:
             _save_plot(built, plot, plot_kind, vs)
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
-    if output is not None:
-        output.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     code = built.exit_code(allow_errors=allow_errors)
     slower = [] if old is None or fail_slower is None else compare_runs(old, built)
     if slower := slower_backends(slower, fail_slower or 0.0):

@@ -26,19 +26,23 @@ dask.distributed cluster (`pool/dask.py`), `LocalPool(jobs=N)` on this machine.
 How a run goes:
 
 1. **Plan** (`plan.py`). The puzzles are read with `formats.read_puzzles` (expected answers
-   from annotated lines or a `.solutions.txt` file come with them), each in its collection.
-   Tasks are numbered in a fixed order, so a task id is stable across `--resume`.
+   from annotated lines or a `.solutions.txt` file come with them), each in its collection,
+   and stored with the run as they are read. Tasks are made puzzle by puzzle as the executor
+   takes them, numbered in a fixed order, so a task id is stable across `--resume`.
 2. **Execute** (`pool/`). The tasks go to an `Executor` (`LocalPool`: persistent worker
-   processes, hard timeouts by killing the worker). Outcomes arrive in completion order.
+   processes, hard timeouts by killing the worker), which takes them a window at a time.
+   Outcomes arrive in completion order.
 3. **Check** (`verify.py`, `store.py`). Each answer is checked on its own (`check_result`) in
    the worker right after its timed call, so the checking runs side by side on `--jobs` cores;
    an outcome that comes unchecked (an executor of another kind) is checked in the parent.
    Rows are stored with their verdicts through a batching writer. When every task of a puzzle
    is in, its answers and the file's expected answer are cross-checked (`cross_check`), which
    also feeds the live disagreement count.
-4. **Report** (`report/`). The final report is built by `build_report`, the function
-   `sudokubench report` uses, from the same rows that were stored and the same `cross_check`,
-   so both always say the same (a test checks it).
+4. **Report** (`report/`). Each cross-checked puzzle feeds a `Tally` (compact columns per
+   backend) and its rows are dropped; the final report is made from it by `finish_report`,
+   which `build_report` (what `sudokubench report` uses) also ends with after one ordered
+   read of the stored rows, so both always say the same (a test checks it). The parent's
+   memory does not grow with the number of tasks.
 """
 
 from sudokubench.errors import StoreError

@@ -13,10 +13,12 @@ line in an input file puts the puzzles below it in that collection, otherwise th
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import sys
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -40,8 +42,10 @@ __all__ = [
     "load_puzzles",
     "machine_info",
     "plan",
+    "puzzle_tasks",
     "resolve_args",
     "resolve_backends",
+    "tasks_per_puzzle",
 ]
 
 #: The built-in collection `compare` runs when no file is given.
@@ -155,63 +159,77 @@ def _puzzle_id(source: Source, record_id: str, position: int, written_out: int) 
     return record_id
 
 
-def load_puzzles(args: CompareArgs) -> list[PuzzleRow]:
-    """Read every input puzzle with its collection and expected answer."""
+def load_puzzles(args: CompareArgs) -> Iterator[PuzzleRow]:
+    """Read every input puzzle with its collection and expected answer, one at a time (the
+    first is read at once: an error in the arguments, or no puzzle at all, raises here)."""
     shape = Shape.parse(args.box) if args.box else None
-    rows: list[PuzzleRow] = []
-    seen: set[str] = set()
     sources = input_sources(args)
-    written_out = sum(s.kind == "puzzle" for s in sources)
     if sum(s.kind == "stdin" for s in sources) > 1:
         raise ArgumentError("stdin (-) can be read only once")
-    for position, source in enumerate(sources, 1):
-        stem = source.label.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
-        for record in source.records(shape):
-            puzzle_id = _puzzle_id(source, record.id, position, written_out)
-            if puzzle_id in seen:
-                raise ArgumentError(
-                    f"two inputs give the puzzle id {puzzle_id}: rename one file, "
-                    "or make the subsets of a collection disjoint"
-                )
-            seen.add(puzzle_id)
-            collection = record.collection or stem
-            solution = record.expected_solution
-            rows.append(
-                PuzzleRow(
-                    puzzle_id,
-                    len(rows),
-                    collection,
-                    str(record.puzzle),
-                    args.box,
-                    record.expected_count,
-                    None if solution is None else str(solution),
-                )
-            )
-    if not rows:
+    rows = _read_puzzles(sources, shape, args.box)
+    first = next(rows, None)
+    if first is None:
         raise ArgumentError("the input holds no puzzles")
-    return rows
+    return itertools.chain((first,), rows)
 
 
-def plan(args: CompareArgs, puzzles: Sequence[PuzzleRow]) -> list[Task]:
-    """Every task of the run, numbered in a fixed order: puzzle, backend, warm-ups, samples."""
-    samples = [*range(-args.warmup, 0), *range(args.repeat)]
-    tasks = []
-    for p in puzzles:
-        for backend in args.backends:
-            for sample in samples:
-                tasks.append(
-                    Task(
-                        task_id=len(tasks),
-                        puzzle_id=p.puzzle_id,
-                        puzzle=p.puzzle,
-                        box=p.box,
-                        backend=backend,
-                        limit=args.limit,
-                        timeout=args.timeout,
-                        sample=sample,
+def _read_puzzles(
+    sources: Sequence[Source], shape: Shape | None, box: str | None
+) -> Iterator[PuzzleRow]:
+    # The ids of one source are distinct (a line or record number each): only sources that
+    # share a label (the same file twice, two subsets of a collection) can give one id twice,
+    # so only their ids are remembered.
+    labels = Counter(s.label for s in sources)
+    seen: set[str] = set()
+    written_out = sum(s.kind == "puzzle" for s in sources)
+    position = 0
+    for number, source in enumerate(sources, 1):
+        stem = source.label.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
+        shared = labels[source.label] > 1
+        for record in source.records(shape):
+            puzzle_id = _puzzle_id(source, record.id, number, written_out)
+            if shared:
+                if puzzle_id in seen:
+                    raise ArgumentError(
+                        f"two inputs give the puzzle id {puzzle_id}: rename one file, "
+                        "or make the subsets of a collection disjoint"
                     )
-                )
-    return tasks
+                seen.add(puzzle_id)
+            solution = record.expected_solution
+            yield PuzzleRow(
+                puzzle_id,
+                position,
+                record.collection or stem,
+                str(record.puzzle),
+                box,
+                record.expected_count,
+                None if solution is None else str(solution),
+            )
+            position += 1
+
+
+def tasks_per_puzzle(args: CompareArgs) -> int:
+    """How many tasks each puzzle has: one per backend, warm-up and sample. Task ids are
+    numbered puzzle by puzzle, so puzzle i's tasks are ids i x this to (i + 1) x this - 1."""
+    return len(args.backends) * (args.warmup + args.repeat)
+
+
+def puzzle_tasks(args: CompareArgs, index: int, p: PuzzleRow) -> list[Task]:
+    """The tasks of the `index`-th puzzle of the run (from 0), numbered as `plan` does."""
+    samples = range(-args.warmup, args.repeat)
+    first = index * len(args.backends) * len(samples)
+    puzzle_id, puzzle, box, limit, timeout = p.puzzle_id, p.puzzle, p.box, args.limit, args.timeout
+    return [
+        Task(first + k, puzzle_id, puzzle, box, backend, limit, timeout, sample)
+        for k, (backend, sample) in enumerate(itertools.product(args.backends, samples))
+    ]
+
+
+def plan(args: CompareArgs, puzzles: Iterable[PuzzleRow]) -> Iterator[Task]:
+    """Every task of the run, numbered in a fixed order: puzzle, backend, warm-ups, samples
+    (made as they are taken: a run of a million tasks holds none of them in a list)."""
+    for index, p in enumerate(puzzles):
+        yield from puzzle_tasks(args, index, p)
 
 
 def machine_info(backends: Iterable[str]) -> dict[str, Any]:

@@ -1,9 +1,16 @@
-"""Running a comparison: `compare` plans the tasks (`plan.py`), streams them through an
-executor (`pool/`), stores each outcome as a row with its check (`store.py`, `verify.py`),
-cross-checks each puzzle as soon as its last task is in, and builds the report (`report/`).
+"""Running a comparison: `compare` stores the run with its puzzles (read as they are written),
+plans the tasks puzzle by puzzle as the executor (`pool/`) takes them (`plan.py`), stores each
+outcome as a row with its check (`store.py`, `verify.py`), cross-checks each puzzle as soon as
+its last task is in, feeds it to the report's `Tally` and drops its rows (`report/`).
 
-`--resume RUN` reloads the run's stored arguments, plans the same tasks, skips the task ids
-already stored and runs the rest: the finished run equals an uninterrupted one, timings aside.
+Memory is flat in the number of tasks: the parent holds the puzzles with tasks in flight, the
+executor's window of tasks, and the tally's compact columns (a few dozen bytes per puzzle and
+backend), never a list of every puzzle, task or row.
+
+`--resume RUN` reloads the run's stored arguments, reads the stored rows back in one ordered
+pass (checked again; the puzzles all done are cross-checked then, only the rows of puzzles
+partly done are kept), plans the same tasks and runs the rest: the finished run equals an
+uninterrupted one, timings aside.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import contextlib
 import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,18 +32,20 @@ from sudokubench.harness.plan import (
     CompareArgs,
     load_puzzles,
     machine_info,
-    plan,
+    puzzle_tasks,
     resolve_args,
     resolve_backends,
+    tasks_per_puzzle,
 )
 from sudokubench.harness.pool import HOST, Executor, LocalPool, Outcome, Task
 from sudokubench.harness.pool.guard import sanitize, trusted
-from sudokubench.harness.recheck import rechecked
+from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
-from sudokubench.harness.report.model import RunReport, build_report
+from sudokubench.harness.report.model import RunReport, finish_report
+from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.stats import limited_status
 from sudokubench.harness.store import Store, StoreError
-from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
+from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
 
 __all__ = ["Interrupted", "Progress", "UntrustedBackends", "compare", "to_row"]
 
@@ -113,34 +122,100 @@ class Progress:
         return rate * (self.total - self.done)
 
 
+class _Open:
+    """A puzzle with tasks in flight: its rows so far and how many tasks it waits for."""
+
+    __slots__ = ("grid", "puzzle", "rows", "waiting")
+
+    def __init__(self, puzzle: PuzzleRow, rows: list[TaskRow], waiting: int) -> None:
+        self.puzzle = puzzle
+        self.rows = rows
+        self.waiting = waiting
+        self.grid: Grid | None = None  # parsed once, for an outcome the executor did not check
+
+
 class _Tracker:
-    """Keeps every row; cross-checks a puzzle as soon as its last task is in."""
+    """Plans the run puzzle by puzzle as the executor takes tasks (`todo`), and cross-checks a
+    puzzle as soon as its last task is in, feeding the report's `Tally`: only the puzzles with
+    tasks in flight are held, so memory does not grow with the run."""
 
     def __init__(
-        self, puzzles: Sequence[PuzzleRow], tasks: Sequence[Task], progress: Progress
+        self, reader: Store, run_id: int, args: CompareArgs, tally: Tally, progress: Progress
     ) -> None:
+        self.reader = reader
+        self.run_id = run_id
+        self.args = args
+        self.per_puzzle = tasks_per_puzzle(args)
+        self.tally = tally
         self.progress = progress
-        self.pending = Counter(t.puzzle_id for t in tasks)
-        self.puzzles = {p.puzzle_id: p for p in puzzles}
-        self.by_puzzle: dict[str, list[TaskRow]] = {}
-        self.rows: list[TaskRow] = []
-        self.verdicts: dict[str, PuzzleVerdict] = {}
+        self.open: dict[int, _Open] = {}
+        self.resumed = False
+        self.done = bytearray(tally.puzzles)  # 1: every task of the puzzle is stored
+        self.partial: dict[int, list[TaskRow]] = {}  # stored rows of puzzles partly done
 
-    def add(self, row: TaskRow, *, counted: bool = True) -> None:
-        if counted:
-            self.progress.done += 1
-            self.progress.statuses[row.status] += 1
-            self.progress.wrong += not row.valid
-        self.rows.append(row)
-        rows = self.by_puzzle.setdefault(row.puzzle_id, [])
-        rows.append(row)
-        self.pending[row.puzzle_id] -= 1
-        if self.pending[row.puzzle_id] == 0:
-            verdict = cross_check(self.puzzles[row.puzzle_id], rows)
-            self.verdicts[row.puzzle_id] = verdict
-            if any(p.kind == "disagree" for p in verdict.problems):
-                self.progress.disagreements += 1
-            del self.by_puzzle[row.puzzle_id]
+    def read_stored(self) -> int:
+        """Before a resumed run starts: read its stored rows back in one ordered pass (their
+        checks made again, never trusted; a damaged row raises StoreError here, before
+        anything runs), cross-check each puzzle whose tasks are all stored, and keep the rows
+        of those partly done (the puzzles in flight when the run stopped). How many rows."""
+        self.resumed = True
+        stored = 0
+        for i, puzzle, rows in checked_puzzles(self.reader, self.run_id, self.per_puzzle):
+            self.tally.register(i, puzzle)
+            stored += len(rows)
+            if len(rows) == self.per_puzzle:
+                self.done[i] = 1
+                self._close(i, puzzle, rows)
+            elif rows:
+                self.partial[i] = rows
+        return stored
+
+    def todo(self) -> Iterator[Task]:
+        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken."""
+        for i, puzzle in enumerate(self.reader.ordered_puzzles(self.run_id)):
+            if not self.resumed:
+                self.tally.register(i, puzzle)
+            elif self.done[i]:
+                continue
+            tasks = puzzle_tasks(self.args, i, puzzle)
+            rows = self.partial.pop(i, [])
+            self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
+            if rows:
+                stored = {r.task_id for r in rows}
+                tasks = [t for t in tasks if t.task_id not in stored]
+            yield from tasks
+
+    def grid(self, task: Task) -> Grid:
+        """The parsed puzzle of a task in flight."""
+        entry = self.open[task.task_id // self.per_puzzle]
+        if entry.grid is None:
+            entry.grid = puzzle_grid(entry.puzzle)
+        return entry.grid
+
+    def add(self, row: TaskRow) -> None:
+        """Take a new row; cross-check its puzzle when it was the last one."""
+        self.progress.done += 1
+        self.progress.statuses[row.status] += 1
+        self.progress.wrong += not row.valid
+        i = row.task_id // self.per_puzzle
+        entry = self.open[i]
+        entry.rows.append(row)
+        entry.waiting -= 1
+        if entry.waiting == 0:
+            del self.open[i]
+            self._close(i, entry.puzzle, entry.rows)
+
+    def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
+        verdict = cross_check(puzzle, rows)
+        self.tally.add(i, puzzle, rows, verdict)
+        if any(p.kind == "disagree" for p in verdict.problems):
+            self.progress.disagreements += 1
+
+    def close_rest(self) -> None:
+        """Feed the puzzles still waiting for tasks (none after a whole run) unchecked."""
+        for i, entry in sorted(self.open.items()):
+            self.tally.add(i, entry.puzzle, entry.rows, None)
+        self.open.clear()
 
 
 class UntrustedBackends(ArgumentError):
@@ -206,10 +281,11 @@ def compare(
 def _rare_collections() -> Iterator[None]:
     """Run the cyclic garbage collector 100 times less often for a while.
 
-    A run keeps every result in memory for its report, and CPython's collector would walk those
-    rows again and again as they pile up: 10-15 us of the parent's time per puzzle on the whole
-    of 17clue (49,158 puzzles), as much as checking and storing the answer. Cycles are still
-    collected, only later; the thresholds come back when the run ends.
+    A run allocates several container objects per task (its outcome, row, stats and
+    solutions), and CPython's collector would walk the young ones again and again: when a run
+    kept every row, 10-15 us of the parent's time per puzzle on the whole of 17clue (49,158
+    puzzles), as much as checking and storing the answer. Cycles are still collected, only
+    later; the thresholds come back when the run ends.
     """
     old = gc.get_threshold()
     if old[0]:  # 0 means no automatic collection at all: leave it so
@@ -238,22 +314,20 @@ def _compare(
             args = resolve_args(args)
             if executor is None:  # its fork server boots while the puzzles are read
                 executor = own = _local_pool(args)
-            puzzles = load_puzzles(args)
+            puzzles = load_puzzles(args)  # (read as they are stored: the first one here)
             workers = executor.prepare(args.backends)
-            store = Store(db, create=True)
+            machine = {**machine_info(args.backends), "workers": workers}
+            store, run_id = _create(db, args, machine, puzzles)
         else:
             store = Store(db, create=False)
         try:
             if resume is not None:
-                args, puzzles = _reopen(store, resume, *resume_as)
+                args = _reopen(store, resume, *resume_as)
                 run_id = resume
                 if executor is None:
                     executor = own = _local_pool(args)
                 store.add_workers(run_id, executor.prepare(args.backends))
-            else:
-                machine = {**machine_info(args.backends), "workers": workers}
-                run_id = store.new_run(args.to_json(), machine, puzzles)
-            return _run(store, run_id, args, puzzles, executor, progress, on_start, par)
+            return _run(store, run_id, args, executor, progress, on_start, par, resume is not None)
         finally:
             store.close()
     finally:
@@ -261,11 +335,27 @@ def _compare(
             own.close()
 
 
-def _reopen(
-    store: Store, run_id: int, jobs: int | None, trust: bool
-) -> tuple[CompareArgs, list[PuzzleRow]]:
-    """A stored run's arguments (its backends checked again, `jobs` replaced when given) and
-    puzzles, marked running; UntrustedBackends when it names code and `trust` is False."""
+def _create(
+    db: Path, args: CompareArgs, machine: dict[str, Any], puzzles: Iterable[PuzzleRow]
+) -> tuple[Store, int]:
+    """A new run stored with its puzzles, read as they are written, in one transaction; when
+    the input turns out bad (or Ctrl-C) midway, nothing is stored, and a database file made
+    here is removed."""
+    made = not db.exists()
+    store = Store(db, create=True)
+    try:
+        return store, store.new_run(args.to_json(), machine, puzzles)
+    except BaseException:
+        store.close()
+        if made:
+            for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                path.unlink(missing_ok=True)
+        raise
+
+
+def _reopen(store: Store, run_id: int, jobs: int | None, trust: bool) -> CompareArgs:
+    """A stored run's arguments (its backends checked again, `jobs` replaced when given), the
+    run marked running; UntrustedBackends when it names code and `trust` is False."""
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
     if jobs is not None:
@@ -274,47 +364,47 @@ def _reopen(
     if foreign and not trust:
         raise UntrustedBackends(run_id, store.path, foreign)
     resolve_backends(args.backends)
-    puzzles = store.puzzles(run_id)
-    if not puzzles:  # (written by an older sudokubench that stored them apart from the run)
+    if not store.puzzle_count(run_id):  # (an older sudokubench stored them apart from the run)
         raise StoreError(
             f"run {run_id} of {store.path} has no stored puzzles (it was stopped while "
             "starting): nothing to resume, start the run again"
         )
     store.set_status(run_id, RunStatus.RUNNING)
-    return args, puzzles
+    return args
 
 
 def _run(
     store: Store,
     run_id: int,
     args: CompareArgs,
-    puzzles: list[PuzzleRow],
     executor: Executor,
     progress: Callable[[Progress], None] | None,
     on_start: Callable[[int, int, int], None] | None,
     par: float,
+    resuming: bool,
 ) -> RunReport:
-    """Run the tasks not stored yet, then build the report from the rows in memory."""
+    """Run the tasks not stored yet, planned puzzle by puzzle as the executor takes them, then
+    make the report from the tally fed as each puzzle's last task came in."""
     start = noise.snapshot()
+    puzzles = store.puzzle_count(run_id)
+    total = puzzles * tasks_per_puzzle(args)
+    tally = Tally(args.backends, puzzles)
+    reader = Store(store.path, create=False)  # planning reads apart from the writes
     try:
-        tasks = plan(args, puzzles)
-        done = store.done_task_ids(run_id)
-        todo = [t for t in tasks if t.task_id not in done]
-        tracker = _Tracker(puzzles, tasks, Progress(run_id, total=len(todo)))
-        for row in rechecked(store.tasks(run_id), puzzles, store.path):  # never trusted
-            tracker.add(row, counted=False)
+        tracker = _Tracker(reader, run_id, args, tally, Progress(run_id, total=total))
+        stored = tracker.read_stored() if resuming else 0
+        tracker.progress.total = total - stored
         if on_start:
-            on_start(run_id, len(tasks), len(done))
-        _execute(store, run_id, todo, tracker, executor, progress)
+            on_start(run_id, total, stored)
+        _execute(store, run_id, tracker.todo(), tracker, executor, progress)
     except KeyboardInterrupt:
         store.set_status(run_id, RunStatus.INTERRUPTED)
         raise Interrupted(run_id, store.path) from None
+    finally:
+        reader.close()
+    tracker.close_rest()
     _record_noise(store, run_id, start, noise.snapshot())
-    # The rows in memory are the rows stored: no need to read them back.
-    rows = sorted(tracker.rows, key=lambda t: t.task_id)
-    report = build_report(
-        store, run_id, tasks=rows, verdicts=tracker.verdicts, puzzles=puzzles, par=par
-    )
+    report = finish_report(store, store.run(run_id), tally, par=par)
     store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
     return replace(report, run=store.run(run_id))
 
@@ -343,15 +433,14 @@ def _local_pool(args: CompareArgs) -> Executor:
 def _execute(
     store: Store,
     run_id: int,
-    todo: Sequence[Task],
+    todo: Iterator[Task],
     tracker: _Tracker,
     executor: Executor,
     progress: Callable[[Progress], None] | None,
 ) -> None:
-    grids: dict[str, Grid] = {}  # parsed only for outcomes the executor did not check
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
-    own = {name: trusted(name) for name in {t.backend for t in todo}}
+    own = {name: trusted(name) for name in tracker.args.backends}
     outcomes = executor.run(todo)
     with store.writer(run_id) as writer:  # on Ctrl-C too: commit what finished
         for outcome in outcomes:
@@ -361,10 +450,7 @@ def _execute(
                 # reached that code too), and the check made here
                 outcome = sanitize(outcome)._replace(checked=False)
             if not outcome.checked:
-                puzzle_id = outcome.task.puzzle_id
-                if puzzle_id not in grids:
-                    grids[puzzle_id] = puzzle_grid(tracker.puzzles[puzzle_id])
-                grid = grids[puzzle_id]
+                grid = tracker.grid(outcome.task)
             row = to_row(outcome, grid)
             writer.add(row)
             tracker.add(row)

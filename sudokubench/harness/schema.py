@@ -16,6 +16,10 @@ Tables:
   returned, the timings, and the harness's check of the answer (`valid`, `problem`,
   `verdict`) and the `host` that ran it. `(run_id, task_id)` is the primary key, so a
   resumed run cannot duplicate one. A version 1 file (no `host`) is upgraded on open.
+
+`INDEXES` serve the reads that stream a run in input order (`Store.ordered_puzzles`); they
+change no table, so a file without them is still version 2, and they are added when it is
+opened.
 """
 
 SCHEMA_VERSION = 2
@@ -68,4 +72,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     host TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, task_id)
 );
+"""
+
+INDEXES = """
+CREATE INDEX IF NOT EXISTS puzzles_in_order ON puzzles (run_id, position, puzzle_id);
 """

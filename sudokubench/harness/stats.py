@@ -45,9 +45,11 @@ __all__ = [
     "geometric_ratio",
     "jobs_warning",
     "limited_status",
+    "log_ratio",
     "par_score",
     "quantile",
     "summarize_times",
+    "time_summary",
     "warnings_for",
 ]
 
@@ -64,6 +66,10 @@ def quantile(values: Sequence[float], q: float) -> float:
     data = sorted(values)
     if not data:
         raise ValueError("quantile of no values")
+    return _sorted_quantile(data, q)
+
+
+def _sorted_quantile(data: Sequence[float], q: float) -> float:
     pos = (len(data) - 1) * q
     lo = math.floor(pos)
     hi = min(lo + 1, len(data) - 1)
@@ -151,18 +157,28 @@ class TimeSummary:
 def summarize_times(pairs: Iterable[Pair]) -> TimeSummary:
     """Median, IQR, p90, max and total of the finished pairs' times, median effort, noise."""
     done = [p for p in pairs if p.finished]
-    times = [p.time for p in done]
-    efforts = [p.effort for p in done if p.effort is not None]
+    return time_summary(
+        [p.time for p in done],
+        [p.effort for p in done if p.effort is not None],
+        [s for p in done if (s := p.spread) is not None],
+    )
+
+
+def time_summary(
+    times: Sequence[float], efforts: Sequence[tuple[str, float]], spreads: Sequence[float]
+) -> TimeSummary:
+    """`summarize_times` of finished pairs given as their times, efforts and spreads (in pair
+    order): what a report computes from its compact columns."""
     effort_name = efforts[0][0] if efforts else None
-    spreads = [s for p in done if (s := p.spread) is not None]
     if not times:
         return TimeSummary(0, None, None, None, None, 0.0, effort_name, None, None)
+    data = sorted(times)
     return TimeSummary(
         timed=len(times),
-        median_s=statistics.median(times),
-        iqr_s=quantile(times, 0.75) - quantile(times, 0.25),
-        p90_s=quantile(times, 0.9),
-        max_s=max(times),
+        median_s=statistics.median(data),
+        iqr_s=_sorted_quantile(data, 0.75) - _sorted_quantile(data, 0.25),
+        p90_s=_sorted_quantile(data, 0.9),
+        max_s=data[-1],
         total_s=sum(times),
         effort_name=effort_name,
         median_effort=statistics.median(e for name, e in efforts if name == effort_name)
@@ -175,11 +191,17 @@ def summarize_times(pairs: Iterable[Pair]) -> TimeSummary:
 def geometric_ratio(pairs: Sequence[Pair], baseline: Sequence[Pair]) -> Ratio | None:
     """Geometric mean of time / baseline time over puzzles both finished, 95% interval, n."""
     base = {p.puzzle_id: p.time for p in baseline if p.finished and p.time > 0}
-    logs = [
-        math.log(p.time / base[p.puzzle_id])
-        for p in pairs
-        if p.finished and p.time > 0 and p.puzzle_id in base
-    ]
+    return log_ratio(
+        [
+            math.log(p.time / base[p.puzzle_id])
+            for p in pairs
+            if p.finished and p.time > 0 and p.puzzle_id in base
+        ]
+    )
+
+
+def log_ratio(logs: Sequence[float]) -> Ratio | None:
+    """The `Ratio` of per-puzzle log time ratios (`geometric_ratio`'s last step)."""
     if not logs:
         return None
     mean = statistics.fmean(logs)

@@ -23,7 +23,7 @@ from typing import Any
 
 from sudokubench.errors import StoreError
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
-from sudokubench.harness.schema import SCHEMA, SCHEMA_VERSION, UPGRADES
+from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
     RUN_FIELDS,
     Damaged,
@@ -44,6 +44,10 @@ __all__ = [
 ]
 
 
+#: Rows read per query by the streaming reads (`ordered_puzzles`, `tasks`).
+CHUNK = 2000
+
+
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -61,13 +65,17 @@ _STATUS, _SOLUTIONS, _STATS = (
 )
 
 
+#: `json.dumps(..., allow_nan=False)` made once (`dumps` with an option makes one per call).
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+
+
 def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `_TASK_COLUMNS` order,
     the solutions and stats as JSON text."""
     values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
     values[_STATUS] = str(row.status)
     values[_SOLUTIONS] = _solutions_json(row)
-    values[_STATS] = json.dumps(row.stats, allow_nan=False)
+    values[_STATS] = _STRICT_JSON.encode(row.stats)
     return tuple(values)
 
 
@@ -119,6 +127,13 @@ class Store:
                 if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
+        self._add_indexes()
+
+    def _add_indexes(self) -> None:
+        """Create the indexes of `schema.INDEXES` a file written before them lacks (a file this
+        process may not write is read without them, only slower)."""
+        with contextlib.suppress(sqlite3.DatabaseError), self.db:
+            self.db.executescript(INDEXES)
 
     def close(self) -> None:
         """Close the connection."""
@@ -243,18 +258,37 @@ class Store:
         )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
-        """The puzzles of a run in input order."""
+        """The puzzles of a run in input order (`ordered_puzzles` reads them a few at a time)."""
+        return list(self.ordered_puzzles(run_id))
+
+    def ordered_puzzles(self, run_id: int, *, chunk: int = CHUNK) -> Iterator[PuzzleRow]:
+        """The puzzles of a run in input order, read `chunk` at a time (no read transaction
+        stays open between chunks, and memory holds one chunk)."""
+        query = (
+            f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? AND "
+            "(position > ? OR (position = ? AND puzzle_id > ?)) "
+            "ORDER BY position, puzzle_id LIMIT ?"
+        )
+        after: tuple[Any, Any] = (-(2**63), "")
+        while True:
+            with self._reading():
+                found = self.db.execute(query, (run_id, after[0], *after, chunk)).fetchall()
+                rows = [puzzle_from_sql(row) for row in found]
+            yield from rows
+            if len(rows) < chunk:
+                return
+            after = (rows[-1].position, rows[-1].puzzle_id)
+
+    def puzzle_count(self, run_id: int) -> int:
+        """How many puzzles a run has."""
         with self._reading():
-            return [
-                puzzle_from_sql(row)
-                for row in self.db.execute(
-                    f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? ORDER BY position",
-                    (run_id,),
-                )
-            ]
+            (n,) = self.db.execute(
+                "SELECT COUNT(*) FROM puzzles WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return n
 
     def done_task_ids(self, run_id: int) -> set[int]:
-        """The task ids of a run that are stored (skipped by --resume)."""
+        """The task ids of a run that are stored."""
         with self._reading():
             ids = {
                 row[0]
@@ -264,14 +298,25 @@ class Store:
             raise StoreError(f"{self.path} is damaged: a task id of run {run_id} is not a number")
         return ids
 
-    def tasks(self, run_id: int) -> Iterator[TaskRow]:
-        """The stored tasks of a run in task order."""
-        with self._reading():
-            rows = self.db.execute(
-                f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)
-            )
-            for row in rows:
-                yield task_from_sql(row)
+    def tasks(
+        self, run_id: int, first: int | None = None, last: int | None = None, *, chunk: int = CHUNK
+    ) -> Iterator[TaskRow]:
+        """The stored tasks of a run in task order (those with `first <= task_id <= last`
+        when given), read `chunk` at a time."""
+        query = (
+            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? AND task_id > ? "
+            "AND task_id <= ? ORDER BY task_id LIMIT ?"
+        )
+        after = -(2**63) if first is None else first - 1
+        last = 2**63 - 1 if last is None else last
+        while True:
+            with self._reading():
+                found = self.db.execute(query, (run_id, after, last, chunk)).fetchall()
+                rows = [task_from_sql(row) for row in found]
+            yield from rows
+            if len(rows) < chunk:
+                return
+            after = rows[-1].task_id
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""

@@ -32,7 +32,7 @@ def _want(ok: bool, what: str) -> None:
 def _json(text: object, kind: type, what: str) -> Any:
     _want(isinstance(text, str), f"{what} is not text")
     try:
-        value = json.loads(text, parse_constant=_no_constant)  # type: ignore[arg-type]
+        value = _DECODER.decode(text)  # type: ignore[arg-type]
     except (ValueError, RecursionError):
         raise Damaged(f"{what} is not JSON") from None
     _want(isinstance(value, kind), f"{what} is not a JSON {kind.__name__}")
@@ -41,6 +41,22 @@ def _json(text: object, kind: type, what: str) -> Any:
 
 def _no_constant(name: str) -> Any:
     raise Damaged(f"JSON with {name}")
+
+
+#: One decoder for every value read (`json.loads` with an option makes one per call).
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def _solutions(text: object, what: str) -> tuple[str, ...]:
+    """A stored list of solution lines; the common form (lines of letters and digits, as
+    `store._solutions_json` writes them) read without the JSON parser."""
+    if isinstance(text, str) and text.startswith('["') and text.endswith('"]'):
+        lines = text[2:-2].split('", "')
+        if all(line.isalnum() and line.isascii() for line in lines):
+            return tuple(lines)
+    solutions = _json(text, list, f"{what}: solutions")
+    _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
+    return tuple(solutions)
 
 
 def _is_int(value: object) -> bool:
@@ -72,6 +88,59 @@ def task_from_sql(values: Sequence[Any]) -> TaskRow:
     """A TaskRow from the values of `SELECT _TASK_COLUMNS`, every value's type checked
     (`Damaged` when one is not what the schema promises)."""
     row = TaskRow._make(values)
+    if not _task_ok(row):  # (the messages are made only for a damaged row: reads are hot)
+        _check_task(row)
+    solutions = _solutions(row.solutions, f"task {row.task_id}")
+    try:
+        stats = _DECODER.decode(row.stats)
+        ok = type(stats) is dict and all(
+            type(v) in (int, float) and math.isfinite(v) for v in stats.values()
+        )
+    except (TypeError, ValueError, RecursionError):
+        ok = False
+    if not ok:
+        what = f"task {row.task_id}"
+        stats = _json(row.stats, dict, f"{what}: stats")
+        _want(
+            all(type(v) in (int, float) and math.isfinite(v) for v in stats.values()),
+            f"{what}: a stat is not a number",
+        )
+    return row._replace(
+        status=_STATUSES[row.status],
+        exhaustive=bool(row.exhaustive),
+        solutions=solutions,
+        stats=stats,
+        valid=bool(row.valid),
+    )
+
+
+def _task_ok(t: TaskRow) -> bool:
+    """Whether a row passes `_check_task` (decided without making a message)."""
+    return (
+        type(t.task_id) is int
+        and type(t.puzzle_id) is str
+        and type(t.puzzle) is str
+        and type(t.backend) is str
+        and type(t.message) is str
+        and type(t.verdict) is str
+        and (t.problem is None or type(t.problem) is str)
+        and type(t.limit) is int
+        and type(t.sample) is int
+        and type(t.count) is int
+        and t.limit >= 1
+        and t.count >= 0
+        and _is_time(t.timeout)
+        and _is_time(t.encode_s)
+        and _is_time(t.solve_s)
+        and _is_time(t.wall_s)
+        and t.exhaustive in (0, 1)
+        and t.valid in (0, 1)
+        and t.status in _STATUSES
+    )
+
+
+def _check_task(row: TaskRow) -> None:
+    """Raise `Damaged` saying what is wrong with a row's scalar values."""
     what = f"task {row.task_id}"
     _want(_is_int(row.task_id), "tasks.task_id is not an integer")
     for name in ("puzzle_id", "puzzle", "backend", "message", "verdict"):
@@ -84,31 +153,26 @@ def task_from_sql(values: Sequence[Any]) -> TaskRow:
         _want(_is_time(getattr(row, name)), f"{what}: {name} is not a time")
     _want(row.exhaustive in (0, 1) and row.valid in (0, 1), f"{what}: a flag is not 0 or 1")
     _want(row.status in _STATUSES, f"{what}: status {str(row.status)[:20]!r} is unknown")
-    solutions = _json(row.solutions, list, f"{what}: solutions")
-    _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
-    stats = _json(row.stats, dict, f"{what}: stats")
-    _want(
-        all(type(v) in (int, float) and math.isfinite(v) for v in stats.values()),
-        f"{what}: a stat is not a number",
-    )
-    return row._replace(
-        status=_STATUSES[row.status],
-        exhaustive=bool(row.exhaustive),
-        solutions=tuple(solutions),
-        stats=stats,
-        valid=bool(row.valid),
-    )
 
 
 def puzzle_from_sql(values: Sequence[Any]) -> PuzzleRow:
     row = PuzzleRow._make(values)
+    n, solution = row.expected_count, row.expected_solution
+    if (
+        type(row.puzzle_id) is str
+        and type(row.collection) is str
+        and type(row.puzzle) is str
+        and type(row.position) is int
+        and (row.box is None or type(row.box) is str)
+        and (n is None or (type(n) is int and n >= 0))
+        and (solution is None or type(solution) is str)
+    ):
+        return row  # (the messages below are made only for a damaged row: reads are hot)
     what = f"puzzle {str(row.puzzle_id)[:40]!r}"
     for name in ("puzzle_id", "collection", "puzzle"):
         _want(isinstance(getattr(row, name), str), f"{what}: {name} is not text")
     _want(_is_int(row.position), f"{what}: position is not an integer")
     _want(row.box is None or isinstance(row.box, str), f"{what}: box is not text")
-    n = row.expected_count
     _want(n is None or (_is_int(n) and n >= 0), f"{what}: expected_count is not a count")
-    solution = row.expected_solution
     _want(solution is None or isinstance(solution, str), f"{what}: expected_solution not text")
     return row

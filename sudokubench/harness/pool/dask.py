@@ -38,6 +38,7 @@ stopped, and a segfault would take the dask worker down).
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import signal
@@ -58,6 +59,8 @@ __all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor"]
 FIRST_BATCH = 8
 #: Seconds of work a batch is sized to take on a worker.
 BATCH_SECONDS = 0.5
+#: Fewest tasks `run` takes ahead of the cluster.
+WINDOW = 4096
 #: Most tasks in a batch.
 MAX_BATCH = 2048
 #: Times a batch is submitted again after dask gave it up (it killed too many workers).
@@ -170,13 +173,16 @@ class DaskExecutor:
         """Yield every task's Outcome, a batch at a time, in completion order."""
         from dask.distributed import as_completed
 
-        queue = deque(tasks)
+        source = iter(tasks)  # taken a window at a time: a run's tasks are never a list
+        queue = deque(itertools.islice(source, WINDOW))
         if not queue:
             return
         threads = max(1, sum(self.client.nthreads().values()))
+        window = max(WINDOW, 4 * threads * MAX_BATCH)  # batches are sized as with every task
         pending: dict[Any, tuple[list[Task], int]] = {}  # future -> (its tasks, tries)
         futures = as_completed(with_results=True, raise_errors=False)  # fetched as they end
         try:
+            queue.extend(itertools.islice(source, window - len(queue)))
             self._top_up(queue, pending, futures, threads)
             for future, result in futures:
                 batch, tries = pending.pop(future)
@@ -188,6 +194,7 @@ class DaskExecutor:
                         yield from_wire(by_id[wire[0]], wire)
                 else:
                     self._failed(future, batch, tries, pending, futures)
+                queue.extend(itertools.islice(source, max(window - len(queue), 0)))
                 self._top_up(queue, pending, futures, threads)
         finally:  # an abandoned run leaves nothing queued on the cluster
             if pending:

@@ -74,6 +74,7 @@ a start-up per puzzle, far more than a 17clue puzzle takes to solve.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import time
@@ -103,6 +104,8 @@ WORKER_MODULES = (
     "sudokubench.solvers",
     "sudokubench.solvers.external",
 )
+#: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
+WINDOW = 4096
 #: Seconds the parent sleeps between looks at the workers' pipes.
 TICK = 0.005
 
@@ -278,18 +281,31 @@ class LocalPool:
         """Yield one Outcome per task in completion order; see the module docstring."""
         queues: dict[str | None, deque[Task]] = {}
         lanes: dict[str, str | None] = {}
-        for task in tasks:
-            lane = lanes.get(task.backend, "")
-            if lane == "":
-                lane = lanes[task.backend] = None if trusted(task.backend) else task.backend
-            queue = queues.get(lane)
-            if queue is None:
-                queue = queues[lane] = deque()
-            queue.append(task)
+        source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
+        window = max(WINDOW, 4 * self.jobs * self.batch_size)
+
+        def take() -> bool:
+            """Queue tasks up to `window`; False once `tasks` is exhausted."""
+            wanted = window - sum(len(q) for q in queues.values())
+            taken = 0
+            for task in itertools.islice(source, max(wanted, 0)):
+                taken += 1
+                lane = lanes.get(task.backend, "")
+                if lane == "":
+                    lane = lanes[task.backend] = None if trusted(task.backend) else task.backend
+                queue = queues.get(lane)
+                if queue is None:
+                    queue = queues[lane] = deque()
+                queue.append(task)
+            return taken == wanted
+
+        more = take()
         if not queues:
             return
         try:
-            while any(queues.values()) or any(w.tasks for w in self._workers):
+            while more or any(queues.values()) or any(w.tasks for w in self._workers):
+                if more:
+                    more = take()
                 self._dispatch(queues)
                 for worker in list(self._workers):
                     yield from self._receive(worker, queues.setdefault(worker.lane, deque()))

@@ -1,20 +1,17 @@
-"""What a report says about trusting its numbers: the tasks that gave no answer (`Failures`,
-`failures_of`), the machine's noise (`noise_line`) and the warnings that say what to do next
+"""What a report says about trusting its numbers: the tasks that gave no answer (`Failures`),
+the machine's noise (`noise_line`) and the warnings that say what to do next
 (`run_warnings`: `--jobs` above 1, a loaded machine, too few samples, noisy repeats and pairs,
 timeouts, tasks still missing)."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from sudokubench.backend import Status
 from sudokubench.harness.noise import load_warning
 from sudokubench.harness.plan import CompareArgs
-from sudokubench.harness.pool.worker import CPU_KEY
-from sudokubench.harness.records import RunRow, RunStatus, TaskRow
-from sudokubench.harness.stats import NOISE_LIMIT, Pair, jobs_warning, warnings_for
+from sudokubench.harness.records import RunRow, RunStatus
+from sudokubench.harness.stats import NOISE_LIMIT, jobs_warning, warnings_for
 from sudokubench.harness.store import Store
 
 if TYPE_CHECKING:
@@ -22,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Failures",
-    "failures_of",
     "format_seconds",
     "host_warnings",
     "noise_line",
@@ -51,45 +47,30 @@ class Failures(NamedTuple):
     messages: tuple[tuple[str, int], ...]
 
 
-def failures_of(backends: Sequence[str], tasks: Sequence[TaskRow]) -> dict[str, Failures]:
-    errors: dict[str, Counter[str]] = {b: Counter() for b in backends}
-    timeouts: Counter[str] = Counter()
-    for t in tasks:
-        if t.status == Status.ERROR:
-            errors.setdefault(t.backend, Counter())[t.message or "(no message)"] += 1
-        elif t.status == Status.TIMEOUT:
-            timeouts[t.backend] += 1
-    return {
-        b: Failures(sum(c.values()), timeouts[b], tuple(c.most_common())) for b, c in errors.items()
-    }
-
-
 #: Noisy pairs named in a warning, per backend (the per-task export has every sample).
 SHOWN_NOISY = 3
 
+#: Per backend with noisy pairs: (backend, noisy pairs, pairs with a spread, the worst
+#: (spread, puzzle id), largest first): what `Tally.noisy` gives.
+Noisy = tuple[str, int, int, Sequence[tuple[float, str]]]
 
-def noisy_pairs(pairs: dict[str, list[Pair]], summary: Sequence[BackendSummary]) -> list[str]:
+
+def noisy_pairs(found: Sequence[Noisy]) -> list[str]:
     """A warning per backend whose repeats vary by more than `NOISE_LIMIT` on some pairs."""
-    found = []
-    for s in summary:
-        spreads = [
-            (spread, p.puzzle_id)
-            for p in pairs.get(s.backend, [])
-            if p.finished and (spread := p.spread) is not None
-        ]
-        noisy = sorted((x for x in spreads if x[0] > NOISE_LIMIT), reverse=True)
-        if noisy:
-            worst = ", ".join(f"{pid} {spread:.0%}" for spread, pid in noisy[:SHOWN_NOISY])
-            found.append(
-                f"{s.backend}: {len(noisy)} of {len(spreads)} pairs noisy (repeats vary by more "
-                f"than {NOISE_LIMIT:.0%} IQR/median; worst: {worst})"
-            )
-    return found
+    lines = []
+    for backend, noisy, spreads, worst in found:
+        named = ", ".join(f"{pid} {spread:.0%}" for spread, pid in worst[:SHOWN_NOISY])
+        lines.append(
+            f"{backend}: {noisy} of {spreads} pairs noisy (repeats vary by more "
+            f"than {NOISE_LIMIT:.0%} IQR/median; worst: {named})"
+        )
+    return lines
 
 
-def noise_line(run: RunRow, tasks: Sequence[TaskRow]) -> str | None:
+def noise_line(run: RunRow, workers: tuple[float, float]) -> str | None:
     """What the machine and the run measured: load and CPU frequency at the start and end, the
-    workers' CPU time while solving against the wall time, and the parent's. None if unknown."""
+    workers' CPU time while solving against the wall time (`workers`: the CPU and wall
+    seconds of the tasks that measured their CPU), and the parent's. None if unknown."""
     measured = run.machine.get("noise")
     if not measured:
         return None
@@ -103,10 +84,8 @@ def noise_line(run: RunRow, tasks: Sequence[TaskRow]) -> str | None:
         f"--jobs {run.args.get('jobs')})",
         f"CPU {change('cpu_mhz', '.0f')} MHz",
     ]
-    timed = [t for t in tasks if CPU_KEY in t.stats]
-    wall = sum(t.wall_s for t in timed)
+    cpu, wall = workers
     if wall > 0:
-        cpu = sum(float(t.stats[CPU_KEY]) for t in timed)
         share = f"{cpu / wall:.0%}"
         parts.append(
             f"workers {format_seconds(cpu)} CPU in {format_seconds(wall)} solving ({share})"
@@ -122,7 +101,7 @@ def run_warnings(
     store: Store,
     run: RunRow,
     args: CompareArgs,
-    pairs: dict[str, list[Pair]],
+    noisy: Sequence[Noisy],
     summary: Sequence[BackendSummary],
     planned: int,
     stored: int,
@@ -141,7 +120,7 @@ def run_warnings(
     for s in summary:
         warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))
     if args.repeat >= 3:
-        warnings.extend(noisy_pairs(pairs, summary))
+        warnings.extend(noisy_pairs(noisy))
     if planned > stored:
         missing = f"{planned - stored} of {planned} tasks"
         if run.status == RunStatus.RUNNING:
@@ -158,15 +137,12 @@ def run_warnings(
     return tuple(warnings)
 
 
-def host_warnings(tasks: Sequence[TaskRow]) -> tuple[str, ...]:
-    """A warning per backend whose measured samples ran on more than one host."""
-    hosts: dict[str, set[str]] = defaultdict(set)
-    for t in tasks:
-        if t.sample >= 0 and t.host:
-            hosts[t.backend].add(t.host)
+def host_warnings(hosts: Sequence[tuple[str, set[str]]]) -> tuple[str, ...]:
+    """A warning per backend whose measured samples ran on more than one host (`hosts`: each
+    backend's hosts, as `Tally.host_sets` gives them)."""
     return tuple(
         f"{backend}: timings come from {len(names)} hosts ({', '.join(sorted(names))}): "
         "times measured on unlike machines are not comparable; run on one host to compare them"
-        for backend, names in hosts.items()
+        for backend, names in hosts
         if len(names) > 1
     )

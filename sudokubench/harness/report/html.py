@@ -24,11 +24,12 @@ markup from data). A script error is written into the page (`#errors`).
 from __future__ import annotations
 
 import html
+import io
 import json
 import statistics
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 from sudokubench.grid import Grid
 from sudokubench.harness.records import PuzzleRow, TaskRow
@@ -42,10 +43,10 @@ from sudokubench.harness.report.render import (
     _verdict_line,
 )
 from sudokubench.harness.stats import FINISHED
-from sudokubench.harness.verify import Problem
+from sudokubench.harness.verify import Problem, cross_check
 from sudokubench.shape import Shape
 
-__all__ = ["LEGEND", "render_html"]
+__all__ = ["LEGEND", "render_html", "write_html"]
 
 #: What each column of the tables means, by header (lower case; a header starting with a key
 #: gets its text). The legend shows the columns the page has.
@@ -169,26 +170,29 @@ def _state(problems: Sequence[Problem], answers: Sequence[dict[str, Any]]) -> st
     return "ok"
 
 
-def _puzzle_data(
-    p: PuzzleRow, rows: Sequence[TaskRow], report: RunReport, times: dict[tuple[str, str], float]
-) -> dict[str, Any]:
+def _puzzle_data(p: PuzzleRow, rows: Sequence[TaskRow], backends: Sequence[str]) -> dict[str, Any]:
     """One puzzle for the page: its grid, every backend's first measured answer, the grids to
     show side by side."""
     puzzle = Grid.parse(p.puzzle, Shape.parse(p.box) if p.box else None)
     shape = puzzle.shape
-    verdict = report.verdicts.get(p.puzzle_id)
+    verdict = cross_check(p, rows) if rows else None
+    samples: dict[str, list[float]] = {}
+    for t in rows:
+        if t.sample >= 0 and t.status in FINISHED:
+            samples.setdefault(t.backend, []).append(t.wall_s)
+    times = {backend: statistics.median(values) for backend, values in samples.items()}
     first: dict[str, TaskRow] = {}
     for t in rows:
         if t.sample >= 0 and t.backend not in first:
             first[t.backend] = t
     reference = _reference(p, first, shape)
     answers, grids, shown = [], [], {}
-    for backend in report.backends:
+    for backend in backends:
         t = first.get(backend)
         if t is None:
             continue
         blamed = verdict is not None and backend in verdict.blamed
-        answers.append(_answer_data(t, times.get((backend, p.puzzle_id)), blamed))
+        answers.append(_answer_data(t, times.get(backend), blamed))
         if not t.solutions:  # a side of the disagreement too: an empty grid says so
             label = f"{t.verdict} {backend}: {t.status}, no solution"
             grids.append({"label": label, "solution": None, "wrong": []})
@@ -223,18 +227,14 @@ def _puzzle_data(
     }
 
 
-def _page_data(report: RunReport) -> dict[str, Any]:
-    samples: dict[tuple[str, str], list[float]] = {}
-    by_puzzle: dict[str, list[TaskRow]] = {}
-    for t in report.tasks:
-        by_puzzle.setdefault(t.puzzle_id, []).append(t)
-        if t.sample >= 0 and t.status in FINISHED:
-            samples.setdefault((t.backend, t.puzzle_id), []).append(t.wall_s)
-    times = {key: statistics.median(values) for key, values in samples.items()}
-    puzzles = [
-        _puzzle_data(p, by_puzzle.get(p.puzzle_id, []), report, times) for p in report.puzzles
-    ]
-    return {"backends": list(report.backends), "puzzles": puzzles, "row_limit": ROW_LIMIT}
+def _write_page_data(report: RunReport, out: TextIO) -> None:
+    """The page's data, `{"backends", "puzzles", "row_limit"}`, as `_json_for_script` writes
+    it, a puzzle at a time as the puzzles are read back."""
+    backends = list(report.backends)
+    out.write('{"backends":' + _json_for_script(backends) + ',"puzzles":[')
+    for i, p, rows in report.stream():
+        out.write(("," if i else "") + _json_for_script(_puzzle_data(p, rows, backends)))
+    out.write('],"row_limit":' + _json_for_script(ROW_LIMIT) + "}")
 
 
 def _svg(figure: Any) -> str:
@@ -299,7 +299,15 @@ def _notes_html(report: RunReport) -> list[str]:
 
 
 def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
-    """The self-contained page of the module docstring."""
+    """The self-contained page of the module docstring (`write_html` into a string)."""
+    out = io.StringIO()
+    write_html(report, out, vs=vs)
+    return out.getvalue()
+
+
+def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = None) -> None:
+    """The self-contained page of the module docstring into `out`, its per-puzzle data
+    written as the puzzles are read back."""
     esc = html.escape
     verdict = _verdict_line(report)
     plots = _plots(report, vs)
@@ -345,8 +353,7 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
         "a pair's time is the median of its measured samples (warm-ups excluded).</p>",
         f"<h2 id='machine'>Machine</h2><pre>{esc(json.dumps(report.run.machine, indent=1))}</pre>",
         "<script type='application/json' id='data'>",
-        _json_for_script(_page_data(report)),
-        "</script>",
-        f"<script>{_SCRIPT}</script></body></html>",
     ]
-    return "".join(parts)
+    out.write("".join(parts))
+    _write_page_data(report, out)
+    out.write(f"</script><script>{_SCRIPT}</script></body></html>")

@@ -30,6 +30,7 @@ from matplotlib.ticker import MaxNLocator
 
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.model import VIRTUAL_BEST
+from sudokubench.harness.report.render import PLOT_KINDS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,7 +48,7 @@ __all__ = [
     "to_bytes",
 ]
 
-KINDS = ("cactus", "scatter", "distributions")
+KINDS = PLOT_KINDS
 
 # matplotlib 3.10 replaced boxplot's `vert=False` by `orientation="horizontal"`.
 _HORIZONTAL = (
@@ -64,15 +65,16 @@ def _style(i: int, count: int) -> dict[str, object]:
     return {"color": plt.get_cmap("tab20")(i % 20), "linestyle": ("-", "--")[i // 20 % 2]}
 
 
-def _times(report: RunReport, backend: str) -> dict[str, float]:
-    """Per puzzle id, the backend's time on the puzzles it finished."""
-    return {p.puzzle_id: p.time for p in report.pairs.get(backend, []) if p.finished}
+def _times(report: RunReport, backend: str) -> dict[int, float]:
+    """Per puzzle (its index in the run), the backend's time on the puzzles it finished."""
+    column = report.column(backend)
+    return dict(column.finished_times()) if column is not None else {}
 
 
 def cactus(report: RunReport) -> Figure:
     """Puzzles finished (y) within a time per puzzle (x, log) for each backend."""
     fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
-    total = len(report.puzzles)
+    total = report.puzzle_count
     for i, backend in enumerate(report.backends):
         times = sorted(_times(report, backend).values())
         if not times:
@@ -132,14 +134,14 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
             raise ArgumentError(f"run {report.run.id} has no backend {name!r} (has: {known})")
     ta, tb = _times(report, a), _times(report, b)
     timeout = float(report.run.args.get("timeout", 10.0))
-    ids = [p.puzzle_id for p in report.puzzles]
-    both = [i for i in ids if i in ta and i in tb]
-    partial = [i for i in ids if (i in ta) != (i in tb)]
+    ids = [p.puzzle_id for p in report.puzzles] if ta or tb else []
+    both = [i for i in range(len(ids)) if i in ta and i in tb]
+    partial = [i for i in range(len(ids)) if (i in ta) != (i in tb)]
     fig, ax = plt.subplots(figsize=(6.5, 6), layout="constrained")
     points = ax.scatter(
         [ta[i] for i in both], [tb[i] for i in both], s=12, alpha=0.6, label="both finished"
     )
-    points.set_urls([puzzle_link(i) for i in both])  # in SVG: a click opens the puzzle
+    points.set_urls([puzzle_link(ids[i]) for i in both])  # in SVG: a click opens the puzzle
     if partial:
         unfinished = ax.scatter(
             [ta.get(i, timeout) for i in partial],
@@ -149,7 +151,7 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
             edgecolors="tab:red",
             label="one did not finish (drawn at the timeout)",
         )
-        unfinished.set_urls([puzzle_link(i) for i in partial])
+        unfinished.set_urls([puzzle_link(ids[i]) for i in partial])
     values = [ta[i] for i in both] + [tb[i] for i in both] + ([timeout] if partial else [])
     if values:
         lo, hi = min(values) / 1.5, max(values) * 1.5
@@ -169,7 +171,8 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
 
 def distributions(report: RunReport) -> Figure:
     """Per collection, a box plot of each backend's per-puzzle times (log scale)."""
-    names = list(dict.fromkeys(p.collection for p in report.puzzles))
+    names = report.collection_names()
+    collection = report.tally.collection
     cols = 2 if len(names) > 3 else 1
     rows = -(-len(names) // cols)
     fig, axes = plt.subplots(
@@ -181,11 +184,11 @@ def distributions(report: RunReport) -> Figure:
     )
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
-    for ax, name in zip(axes.flat, names, strict=False):
-        members = {pid for pid, c in report.collection_of.items() if c == name}
+    for code, (ax, name) in enumerate(zip(axes.flat, names, strict=False)):
+        members = collection.count(code)
         data, labels = [], []
         for backend in report.backends:
-            times = [t for pid, t in _times(report, backend).items() if pid in members]
+            times = [t for i, t in _times(report, backend).items() if collection[i] == code]
             data.append(times or [float("nan")])
             labels.append(f"{backend} ({len(times)})")
         if all(math.isnan(t[0]) for t in data):
@@ -196,7 +199,7 @@ def distributions(report: RunReport) -> Figure:
             ax.set_yticks(range(1, len(labels) + 1), labels)
             ax.set_xscale("log")
         ax.invert_yaxis()
-        ax.set_title(f"{name} ({len(members)} puzzles)", fontsize="medium")
+        ax.set_title(f"{name} ({members} puzzles)", fontsize="medium")
         ax.grid(True, axis="x", which="both", alpha=0.3)
         ax.tick_params(axis="y", labelsize="small")
         ax.set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished", fontsize="small")

@@ -14,6 +14,7 @@ import json
 import re
 import textwrap
 from collections.abc import Sequence
+from typing import TextIO
 
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.caveats import noise_line
@@ -23,11 +24,16 @@ from sudokubench.harness.report.model import (
     RunReport,
     format_seconds,
 )
-from sudokubench.harness.report.tasks import TASK_FORMATS, render_tasks  # re-exported
+from sudokubench.harness.report.tasks import (  # re-exported
+    TASK_FORMATS,
+    render_tasks,
+    write_tasks,
+)
 from sudokubench.output import csv_cell, finite_json
 
 __all__ = [
     "FORMATS",
+    "PLOT_KINDS",
     "TASK_FORMATS",
     "render",
     "render_csv",
@@ -35,9 +41,14 @@ __all__ = [
     "render_markdown",
     "render_table",
     "render_tasks",
+    "write",
+    "write_json",
+    "write_tasks",
 ]
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
+#: The kinds of plot `plots.py` draws (named here, so that checking a name needs no matplotlib).
+PLOT_KINDS = ("cactus", "scatter", "distributions")
 
 _COLUMNS = (
     "backend",
@@ -110,12 +121,17 @@ def _headline(report: RunReport) -> str:
     args = report.run.args
     return (
         f"run {report.run.id} ({report.run.status}, started {report.run.started}): "
-        f"{len(report.puzzles)} puzzles x {len(report.backends)} backends, "
+        f"{report.puzzle_count} puzzles x {len(report.backends)} backends, "
         f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
         f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
         f"{' + first call per worker' if args.get('warm_up') else ''}, "
         f"jobs {args.get('jobs')}"
     )
+
+
+def machine_line(report: RunReport) -> str | None:
+    """The machine's noise and the time the workers and the parent took (`noise_line`)."""
+    return noise_line(report.run, (report.tally.cpu_s, report.tally.cpu_wall_s))
 
 
 def _problem_lines(report: RunReport) -> list[str]:
@@ -129,7 +145,7 @@ def _problem_lines(report: RunReport) -> list[str]:
 def _verdict_line(report: RunReport) -> str:
     """The last line: wrong answers and disagreements first, then errors and timeouts per
     backend; "all answers check out" only when every task answered or timed out."""
-    puzzles = len(report.verdicts)
+    puzzles = report.checked
     if not report.ok:
         head = (
             f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
@@ -227,7 +243,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     width = width or 160
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, highlight=False)
-    for line in (_headline(report), noise_line(report.run, report.tasks)):
+    for line in (_headline(report), machine_line(report)):
         for part in _folded(line or "", width) if line else ():
             console.print(part, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
@@ -290,7 +306,7 @@ _MD_SIGNS = re.compile(r"[\\`*_{}\[\]()#+!|~]")
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
     lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
-    if machine := noise_line(report.run, report.tasks):
+    if machine := machine_line(report):
         lines += [machine, ""]
     lines += _md_table(_columns(report), _summary_rows(report, report.summary))
     for name, rows in report.collections.items():
@@ -326,8 +342,35 @@ def render_csv(report: RunReport) -> str:
 
 
 def render_json(report: RunReport) -> str:
-    """`to_json()` as text."""
-    return json.dumps(finite_json(report.to_json()), indent=2, allow_nan=False)
+    """`to_json()` as text (`write_json` into a string)."""
+    out = io.StringIO()
+    write_json(report, out)
+    return out.getvalue()
+
+
+def write_json(report: RunReport, out: TextIO, *, indent: int | None = 2) -> None:
+    """`to_json()` as JSON text into `out` (`indent` as `json.dumps` takes it: None for one
+    line), its `results` written one by one as they are read back (never held in memory
+    together): the text `json.dumps` makes of the whole, without NaN or infinity."""
+    head = json.dumps(finite_json(report.head_json()), indent=indent, allow_nan=False)
+    entries = (
+        json.dumps(finite_json(entry), indent=indent, allow_nan=False)
+        for entry in report.results_json()
+    )
+    if indent is None:
+        out.write(head[:-1] + ', "results": [')
+        for i, text in enumerate(entries):
+            out.write(", " + text if i else text)
+        out.write("]}")
+        return
+    inner = "\n" + " " * 2 * indent  # an entry of a list that is a value of the top object
+    out.write(head[: -len("\n}")] + f',\n{" " * indent}"results": [')
+    first = True
+    for text in entries:
+        out.write(inner if first else "," + inner)
+        out.write(text.replace("\n", inner))
+        first = False
+    out.write("]\n}" if first else f"\n{' ' * indent}]\n}}")
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -349,16 +392,32 @@ def render(
     report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None, width: int | None = None
 ) -> str:
     """The report in one of FORMATS (`width`: the terminal table's columns)."""
-    if fmt == "table":
-        return render_table(report, width=width)
-    if fmt == "markdown":
-        return render_markdown(report)
-    if fmt == "csv":
-        return render_csv(report)
-    if fmt == "json":
-        return render_json(report)
-    if fmt == "html":
-        from sudokubench.harness.report.html import render_html
+    out = io.StringIO()
+    write(report, fmt, out, vs=vs, width=width)
+    return out.getvalue()
 
-        return render_html(report, vs=vs)
-    raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+
+def write(
+    report: RunReport,
+    fmt: str,
+    out: TextIO,
+    *,
+    vs: tuple[str, str] | None = None,
+    width: int | None = None,
+) -> None:
+    """Write the report in one of FORMATS into `out`; JSON and HTML as their per-task and
+    per-puzzle parts are read back, so memory does not grow with the run."""
+    if fmt == "table":
+        out.write(render_table(report, width=width))
+    elif fmt == "markdown":
+        out.write(render_markdown(report))
+    elif fmt == "csv":
+        out.write(render_csv(report))
+    elif fmt == "json":
+        write_json(report, out)
+    elif fmt == "html":
+        from sudokubench.harness.report.html import write_html
+
+        write_html(report, out, vs=vs)
+    else:
+        raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")

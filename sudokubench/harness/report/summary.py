@@ -1,5 +1,6 @@
 """The per-backend rows of a report: `BackendSummary` (what one backend did over a set of
-puzzles), the (puzzle, backend) pairs it is computed from, and the virtual best solver.
+puzzles), the (puzzle, backend) pairs it is computed from (`pairs_of`), and the name of the
+virtual best solver; `report/tally.py` computes the rows from the pairs kept in columns.
 
 Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backend) pairs by the
 status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
@@ -17,22 +18,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sudokubench.backend import Status
-from sudokubench.harness.records import PuzzleRow, TaskRow
+from sudokubench.harness.records import TaskRow
 from sudokubench.harness.stats import (
     FINISHED,
     Pair,
     Ratio,
     TimeSummary,
     effort_of,
-    geometric_ratio,
     limited_status,
-    par_score,
-    summarize_times,
 )
-from sudokubench.harness.verify import PuzzleVerdict
 
-__all__ = ["VIRTUAL_BEST", "BackendSummary", "pairs_of", "summaries", "virtual_best_pairs"]
+__all__ = ["VIRTUAL_BEST", "BackendSummary", "pairs_of"]
 
 
 #: The name of the virtual best solver's row and curve.
@@ -101,78 +97,3 @@ def pairs_of(tasks: Sequence[TaskRow]) -> dict[str, list[Pair]]:
         )
         pairs[backend].append(Pair(puzzle_id, backend, statuses[0], times, effort))
     return pairs
-
-
-def virtual_best_pairs(
-    puzzles: Sequence[PuzzleRow], pairs: dict[str, list[Pair]], verdicts: dict[str, PuzzleVerdict]
-) -> list[Pair]:
-    """Per puzzle with answers, the fastest pair that finished within the limit and was not
-    blamed for a wrong answer (as VIRTUAL_BEST), else a TIMEOUT with no time."""
-    best: dict[str, Pair] = {}
-    seen: set[str] = set()
-    for backend, mine in pairs.items():
-        for p in mine:
-            seen.add(p.puzzle_id)
-            verdict = verdicts.get(p.puzzle_id)
-            if not p.finished or (verdict is not None and backend in verdict.blamed):
-                continue
-            held = best.get(p.puzzle_id)
-            if held is None or p.time < held.time:
-                best[p.puzzle_id] = p
-    found = []
-    for puzzle in puzzles:
-        if puzzle.puzzle_id not in seen:
-            continue
-        p = best.get(puzzle.puzzle_id)
-        if p is None:
-            found.append(Pair(puzzle.puzzle_id, VIRTUAL_BEST, Status.TIMEOUT, ()))
-        else:
-            found.append(Pair(p.puzzle_id, VIRTUAL_BEST, p.status, (p.time,), p.effort))
-    return found
-
-
-def summaries(
-    backends: Sequence[str],
-    pairs: dict[str, list[Pair]],
-    verdicts: dict[str, PuzzleVerdict],
-    baseline: str | None,
-    versions: dict[str, Any],
-    only: set[str] | None = None,
-    *,
-    timeout: float,
-    par: float,
-) -> tuple[BackendSummary, ...]:
-    """One BackendSummary per backend, over the puzzles in `only` (all when None)."""
-    rows = []
-    base_pairs = [p for p in pairs.get(baseline or "", []) if only is None or p.puzzle_id in only]
-    for backend in backends:
-        mine = [p for p in pairs.get(backend, []) if only is None or p.puzzle_id in only]
-        by_status = defaultdict(int)
-        wrong = disagree = 0
-        for p in mine:
-            by_status[p.status] += 1
-            verdict = verdicts.get(p.puzzle_id)
-            if verdict is None:
-                continue
-            wrong += backend in verdict.blamed
-            disagree += any(
-                problem.kind == "disagree" and any(backend in names for _, names in problem.sides)
-                for problem in verdict.problems
-            )
-        rows.append(
-            BackendSummary(
-                backend=backend,
-                version=versions.get(backend),
-                puzzles=len(mine),
-                solved=by_status[Status.SOLVED],
-                unsatisfiable=by_status[Status.UNSATISFIABLE],
-                timeout=by_status[Status.TIMEOUT],
-                error=by_status[Status.ERROR],
-                wrong=wrong,
-                disagree=disagree,
-                times=summarize_times(mine),
-                ratio=None if backend == baseline else geometric_ratio(mine, base_pairs),
-                par_s=par_score(mine, timeout, par),
-            )
-        )
-    return tuple(rows)

@@ -1,0 +1,403 @@
+"""The one pass a report is made in: `Tally`, fed puzzle by puzzle (the puzzle, its stored rows
+and its verdict), keeps only what the report needs, in compact columns, so a report's memory
+does not grow with the tasks' rows.
+
+- **Per backend, one `Column`**: an entry per puzzle of the run, in input order, holding the
+  pair (puzzle, backend) as numbers: the status of its first measured sample (a small code,
+  `NO_PAIR` when it has none), the median time of its finished samples, the spread of its
+  repeats, its effort, and flags (blamed for a wrong answer, a side of a disagreement). About
+  27 bytes per pair, where rows and `Pair` tuples took a kilobyte.
+- **Per run**: each puzzle's collection (an index into the names), the failures (errors by
+  message with their first task id, so that ties keep task order, and timeouts), the hosts of
+  the measured samples, the workers' CPU and wall time, the noisy pairs (a count and the
+  worst few), and the wrong answers and disagreements found (few, with their puzzle).
+
+`compare` feeds it as each puzzle's last task comes in (in any order: an entry is written at
+the puzzle's index), `report` from an ordered read of the database; both make the same report
+(`Tally.summaries` computes what `stats.summarize_times`, `geometric_ratio` and `par_score`
+compute over `Pair`s, in the same order, so the numbers are the same to the last bit).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+from sudokubench.backend import Status
+from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.records import PuzzleRow, TaskRow
+from sudokubench.harness.report.caveats import SHOWN_NOISY
+from sudokubench.harness.report.summary import BackendSummary, pairs_of
+from sudokubench.harness.stats import (
+    EFFORT_KEYS,
+    FINISHED,
+    NOISE_LIMIT,
+    Pair,
+    Ratio,
+    effort_of,
+    limited_status,
+    log_ratio,
+    time_summary,
+)
+from sudokubench.harness.verify import Problem, PuzzleVerdict
+
+__all__ = ["NO_PAIR", "Column", "Tally"]
+
+#: The status code of a puzzle a backend has no measured sample of.
+NO_PAIR = -1
+_STATUSES = tuple(Status)
+_CODE = {s: i for i, s in enumerate(_STATUSES)}
+_FINISHED = frozenset(_CODE[s] for s in FINISHED)
+_EFFORT = {name: i for i, name in enumerate(EFFORT_KEYS)}
+_BLAMED, _DISAGREES = 1, 2
+_NAN = float("nan")
+
+
+class Column:
+    """One backend's (puzzle, backend) pairs: an entry per puzzle of the run, in input order."""
+
+    __slots__ = ("effort", "effort_kind", "flags", "spread", "status", "time")
+
+    def __init__(self, n: int) -> None:
+        self.status = array("b", [NO_PAIR]) * n
+        self.time = array("d", [_NAN]) * n
+        self.spread = array("d", [_NAN]) * n
+        self.effort = array("d", [_NAN]) * n
+        self.effort_kind = array("b", [-1]) * n
+        self.flags = array("b", [0]) * n
+
+    def put(self, i: int, pair: Pair) -> None:
+        """Record the pair of the i-th puzzle."""
+        self.status[i] = _CODE[pair.status]
+        if pair.times:
+            self.time[i] = pair.time
+            if (spread := pair.spread) is not None:
+                self.spread[i] = spread
+        if pair.effort is not None:
+            self.effort_kind[i] = _EFFORT.get(pair.effort[0], -1)
+            self.effort[i] = pair.effort[1]
+
+    def has(self, i: int) -> bool:
+        """Whether the i-th puzzle has a pair."""
+        return self.status[i] != NO_PAIR
+
+    def finished(self, i: int) -> bool:
+        """`Pair.finished` of the i-th puzzle's pair."""
+        return self.status[i] in _FINISHED and not math.isnan(self.time[i])
+
+    def pair(self, i: int, puzzle_id: str, backend: str) -> Pair:
+        """The i-th puzzle's pair as a `Pair` (one time: the median of its samples)."""
+        kind = self.effort_kind[i]
+        effort = None if kind < 0 else (EFFORT_KEYS[kind], self.effort[i])
+        time = self.time[i]
+        times = () if math.isnan(time) else (time,)
+        return Pair(puzzle_id, backend, _STATUSES[self.status[i]], times, effort)
+
+    def finished_times(self) -> Iterator[tuple[int, float]]:
+        """(index, time) of every finished pair, in input order."""
+        for i, code in enumerate(self.status):
+            if code in _FINISHED and not math.isnan(t := self.time[i]):
+                yield i, t
+
+
+class _Noise:
+    """A backend's pairs with a spread: how many, how many noisy, the worst few."""
+
+    def __init__(self) -> None:
+        self.spreads = 0
+        self.noisy = 0
+        self.worst: list[tuple[float, str]] = []  # a min-heap of the SHOWN_NOISY largest
+
+    def add(self, spread: float, puzzle_id: str) -> None:
+        self.spreads += 1
+        if spread > NOISE_LIMIT:
+            self.noisy += 1
+            heapq.heappush(self.worst, (spread, puzzle_id))
+            if len(self.worst) > SHOWN_NOISY:
+                heapq.heappop(self.worst)
+
+
+class Tally:
+    """What a report needs from a run, accumulated puzzle by puzzle (the module docstring)."""
+
+    def __init__(self, backends: Sequence[str], puzzles: int) -> None:
+        self.backends = tuple(backends)
+        self.puzzles = puzzles
+        self.columns: dict[str, Column] = {b: Column(puzzles) for b in self.backends}
+        self.collection = array("i", [-1]) * puzzles
+        self.collection_names: dict[str, int] = {}
+        self.stored = 0
+        self.checked = 0
+        self.disputed = 0
+        self.problems: list[tuple[int, str, str, tuple[Problem, ...]]] = []
+        self.errors: dict[str, dict[str, list[int]]] = {b: {} for b in self.backends}
+        self.timeouts: Counter[str] = Counter()
+        self.hosts: dict[str, tuple[int, set[str]]] = {}
+        self.cpu_s = 0.0
+        self.cpu_wall_s = 0.0
+        self.noise: dict[str, _Noise] = {}
+
+    # -- feeding --------------------------------------------------------------------------------
+
+    def register(self, i: int, puzzle: PuzzleRow) -> None:
+        """Note the i-th puzzle's collection (in input order: collections are listed in the
+        order their first puzzle comes)."""
+        if not 0 <= i < self.puzzles:
+            raise IndexError(f"puzzle {i} of a run of {self.puzzles}")
+        names = self.collection_names
+        code = names.get(puzzle.collection)
+        if code is None:
+            code = names[puzzle.collection] = len(names)
+        self.collection[i] = code
+
+    def add(
+        self,
+        i: int,
+        puzzle: PuzzleRow,
+        rows: Sequence[TaskRow],
+        verdict: PuzzleVerdict | None,
+    ) -> None:
+        """Take the i-th puzzle's rows (checked) and its verdict (None when not every task of
+        the puzzle is in)."""
+        for t in rows:
+            self._row(t)
+        measured = (
+            rows if len(rows) == 1 and rows[0].sample >= 0 else [t for t in rows if t.sample >= 0]
+        )
+        if len(measured) == 1 or len({t.backend for t in measured}) == len(measured):
+            self._singles(i, measured)  # one sample per backend: each row is its pair
+        else:
+            self._pairs(i, puzzle, rows)
+        if verdict is not None:
+            self._verdict(i, puzzle, verdict)
+
+    def _column(self, backend: str) -> Column:
+        column = self.columns.get(backend)
+        if column is None:
+            column = self.columns[backend] = Column(self.puzzles)
+        return column
+
+    def _singles(self, i: int, rows: Sequence[TaskRow]) -> None:
+        """`_pairs` for rows that are each a pair of their own (what `pairs_of` makes of
+        them: the status under the limit, the time if finished, the effort; no spread)."""
+        for t in rows:
+            column = self._column(t.backend)
+            status = limited_status(t.status, t.wall_s, t.timeout)
+            column.status[i] = _CODE[status]
+            if status in FINISHED:
+                column.time[i] = t.wall_s
+            if (effort := effort_of(t.stats)) is not None:
+                column.effort_kind[i] = _EFFORT.get(effort[0], -1)
+                column.effort[i] = effort[1]
+
+    def _pairs(self, i: int, puzzle: PuzzleRow, rows: Sequence[TaskRow]) -> None:
+        for backend, pairs in pairs_of(rows).items():
+            column = self._column(backend)
+            for pair in pairs:
+                column.put(i, pair)
+                if pair.finished and (spread := pair.spread) is not None:
+                    self.noise.setdefault(backend, _Noise()).add(spread, puzzle.puzzle_id)
+
+    def _row(self, t: TaskRow) -> None:
+        self.stored += 1
+        if t.status == Status.ERROR:
+            messages = self.errors.setdefault(t.backend, {})
+            message = t.message or "(no message)"
+            seen = messages.get(message)
+            if seen is None:
+                messages[message] = [1, t.task_id]
+            else:
+                seen[0] += 1
+                seen[1] = min(seen[1], t.task_id)
+        elif t.status == Status.TIMEOUT:
+            self.timeouts[t.backend] += 1
+        if t.sample >= 0 and t.host:
+            first, names = self.hosts.get(t.backend, (t.task_id, set()))
+            names.add(t.host)
+            self.hosts[t.backend] = (min(first, t.task_id), names)
+        cpu = t.stats.get(CPU_KEY)
+        if cpu is not None:
+            self.cpu_s += float(cpu)
+            self.cpu_wall_s += t.wall_s
+
+    def _verdict(self, i: int, puzzle: PuzzleRow, verdict: PuzzleVerdict) -> None:
+        self.checked += 1
+        self.disputed += not verdict.agreed
+        if not verdict.problems:
+            return
+        self.problems.append((i, puzzle.puzzle_id, puzzle.puzzle, verdict.problems))
+        for name in verdict.blamed:
+            if (column := self.columns.get(name)) is not None:
+                column.flags[i] |= _BLAMED
+        for problem in verdict.problems:
+            if problem.kind == "disagree":
+                for name in {n for _, names in problem.sides for n in names}:
+                    if (column := self.columns.get(name)) is not None:
+                        column.flags[i] |= _DISAGREES
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def ordered_problems(self) -> list[tuple[str, str, Problem]]:
+        """(puzzle id, puzzle, problem) of every wrong answer and disagreement, in input order."""
+        return [
+            (puzzle_id, puzzle, problem)
+            for _, puzzle_id, puzzle, problems in sorted(self.problems, key=lambda x: x[0])
+            for problem in problems
+        ]
+
+    def failures(self) -> dict[str, tuple[int, int, tuple[tuple[str, int], ...]]]:
+        """Per backend (the run's, then others with errors): errors, timeouts and the distinct
+        messages, most frequent first (ties in task order)."""
+        found = {}
+        for backend, messages in self.errors.items():
+            ordered = sorted(messages.items(), key=lambda m: (-m[1][0], m[1][1]))
+            found[backend] = (
+                sum(n for n, _ in messages.values()),
+                self.timeouts[backend],
+                tuple((message, n) for message, (n, _) in ordered),
+            )
+        return found
+
+    def host_sets(self) -> list[tuple[str, set[str]]]:
+        """Each backend's hosts of measured samples, backends in task order."""
+        return [(b, names) for b, (_, names) in sorted(self.hosts.items(), key=lambda x: x[1][0])]
+
+    def noisy(self, backends: Sequence[str]) -> list[tuple[str, int, int, list[tuple[float, str]]]]:
+        """Per backend with noisy pairs: (backend, noisy, pairs with a spread, the worst)."""
+        found = []
+        for backend in backends:
+            noise = self.noise.get(backend)
+            if noise is not None and noise.noisy:
+                found.append(
+                    (backend, noise.noisy, noise.spreads, sorted(noise.worst, reverse=True))
+                )
+        return found
+
+    def virtual_best(self) -> Column:
+        """Per puzzle with a pair, the fastest pair that finished and was not blamed for a
+        wrong answer (backends in their first-pair order, the first of equal times), else a
+        TIMEOUT with no time."""
+        best = Column(self.puzzles)
+        columns = list(self.columns.values())
+        timeout = _CODE[Status.TIMEOUT]
+        for i in range(self.puzzles):
+            held: Column | None = None
+            seen = False
+            for column in columns:
+                if column.status[i] == NO_PAIR:
+                    continue
+                seen = True
+                if (
+                    column.finished(i)
+                    and not column.flags[i] & _BLAMED
+                    and (held is None or column.time[i] < held.time[i])
+                ):
+                    held = column
+            if held is not None:
+                best.status[i] = held.status[i]
+                best.time[i] = held.time[i]
+                best.effort[i] = held.effort[i]
+                best.effort_kind[i] = held.effort_kind[i]
+            elif seen:
+                best.status[i] = timeout
+        return best
+
+    def summaries(
+        self,
+        names: Sequence[str],
+        columns: dict[str, Column],
+        baseline: str | None,
+        versions: dict[str, Any],
+        *,
+        timeout: float,
+        par: float,
+        per_collection: bool = True,
+    ) -> tuple[tuple[BackendSummary, ...], dict[str, tuple[BackendSummary, ...]]]:
+        """One BackendSummary per name over the whole run, and per collection (when asked and
+        the run has more than one): what `summary.summaries` computes from `Pair`s."""
+        per_collection = per_collection and len(self.collection_names) > 1
+        groups = len(self.collection_names) if per_collection else 0
+        base = columns.get(baseline or "")
+        whole: list[BackendSummary] = []
+        split: list[list[BackendSummary]] = [[] for _ in range(groups)]
+        empty = Column(0)
+        for name in names:
+            column = columns.get(name, empty)
+            accs = [_Acc() for _ in range(groups + 1)]
+            ratio_base = None if name == baseline else base
+            for i in range(len(column.status)):
+                if column.status[i] == NO_PAIR:
+                    continue
+                accs[0].add(column, ratio_base, i)
+                if per_collection and (code := self.collection[i]) >= 0:
+                    accs[1 + code].add(column, ratio_base, i)
+            made = [
+                acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
+                for acc in accs
+            ]
+            whole.append(made[0])
+            for group, summary in zip(split, made[1:], strict=True):
+                group.append(summary)
+        collections = {
+            name: tuple(split[code]) for name, code in self.collection_names.items() if groups
+        }
+        return tuple(whole), collections
+
+
+class _Acc:
+    """One backend's numbers over a set of puzzles, gathered in input order."""
+
+    def __init__(self) -> None:
+        self.pairs = 0
+        self.by_status = [0] * len(_STATUSES)
+        self.wrong = 0
+        self.disagree = 0
+        self.times: list[float] = []
+        self.efforts: list[tuple[str, float]] = []
+        self.spreads: list[float] = []
+        self.logs: list[float] = []
+
+    def add(self, column: Column, base: Column | None, i: int) -> None:
+        self.pairs += 1
+        self.by_status[column.status[i]] += 1
+        flags = column.flags[i]
+        self.wrong += bool(flags & _BLAMED)
+        self.disagree += bool(flags & _DISAGREES)
+        if not column.finished(i):
+            return
+        time = column.time[i]
+        self.times.append(time)
+        if (kind := column.effort_kind[i]) >= 0:
+            self.efforts.append((EFFORT_KEYS[kind], column.effort[i]))
+        if not math.isnan(spread := column.spread[i]):
+            self.spreads.append(spread)
+        if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
+            self.logs.append(math.log(time / base.time[i]))
+
+    def summary(
+        self, name: str, version: str | None, with_ratio: bool, penalty: float
+    ) -> BackendSummary:
+        ratio: Ratio | None = log_ratio(self.logs) if with_ratio else None
+        unfinished = self.pairs - len(self.times)
+        return BackendSummary(
+            backend=name,
+            version=version,
+            puzzles=self.pairs,
+            solved=self.by_status[_CODE[Status.SOLVED]],
+            unsatisfiable=self.by_status[_CODE[Status.UNSATISFIABLE]],
+            timeout=self.by_status[_CODE[Status.TIMEOUT]],
+            error=self.by_status[_CODE[Status.ERROR]],
+            wrong=self.wrong,
+            disagree=self.disagree,
+            times=time_summary(self.times, self.efforts, self.spreads),
+            ratio=ratio,
+            # `stats.par_score`: statistics.fmean is fsum / n, which no order changes
+            par_s=math.fsum(chain(self.times, repeat(penalty, unfinished))) / self.pairs
+            if self.pairs
+            else None,
+        )

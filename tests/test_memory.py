@@ -1,0 +1,154 @@
+"""Memory flat in the number of tasks: the plan and the pool take tasks lazily, a report writes
+what is per task as it reads it back, and the parent of `compare` (a real process) peaks at
+about the same RSS on a run four times larger."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import MULTIPLE, TELEGRAM, TESTS
+
+from sudokubench.formats import collection_path, read_puzzles
+from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.plan import plan
+from sudokubench.harness.pool import DEFAULT_BATCH_SIZE, LocalPool, Task
+from sudokubench.harness.pool.local import WINDOW
+from sudokubench.harness.records import PuzzleRow
+from sudokubench.harness.report.render import render, write_json
+from sudokubench.harness.report.tasks import render_tasks, task_rows
+from sudokubench.output import finite_json
+
+
+def relabelled(count: int) -> Iterator[str]:
+    """`count` different valid puzzles: 17clue's, each later round with its digits relabelled."""
+    base = [str(r.puzzle) for r in read_puzzles(collection_path("17clue"))]
+    for k in itertools.count():
+        digits = list("123456789")
+        random.Random(k).shuffle(digits)
+        table = str.maketrans("123456789", "".join(digits) if k else "123456789")
+        for line in base:
+            if count == 0:
+                return
+            yield line.translate(table)
+            count -= 1
+
+
+def test_the_plan_is_made_as_it_is_taken() -> None:
+    args = CompareArgs(files=("x",), backends=("fast", "dlx"), repeat=2, warmup=1)
+
+    def endless() -> Iterator[PuzzleRow]:
+        for i in itertools.count():
+            yield PuzzleRow(f"x:{i}", i, "x", TELEGRAM)
+
+    tasks = list(itertools.islice(plan(args, endless()), 13))
+    assert [t.task_id for t in tasks] == list(range(13))
+    assert [(t.puzzle_id, t.backend, t.sample) for t in tasks[:7]] == [
+        ("x:0", "fast", -1), ("x:0", "fast", 0), ("x:0", "fast", 1),
+        ("x:0", "dlx", -1), ("x:0", "dlx", 0), ("x:0", "dlx", 1),
+        ("x:1", "fast", -1),
+    ]  # fmt: skip
+
+
+def test_the_local_pool_takes_tasks_a_window_at_a_time() -> None:
+    taken = 0
+
+    def endless() -> Iterator[Task]:
+        nonlocal taken
+        for i in itertools.count():
+            taken += 1
+            yield Task(i, f"p:{i}", TELEGRAM, None, "fast", 2, 10.0, 0)
+
+    with LocalPool(jobs=1, preload=("fast",)) as pool:
+        outcomes = pool.run(endless())
+        first = [next(outcomes) for _ in range(300)]
+        outcomes.close()
+    assert [o.task.task_id for o in first] == list(range(300))
+    assert all(o.count == 1 and o.solutions[0] for o in first)
+    # the window, the batches in flight, and never the whole (endless) plan
+    assert 300 < taken <= 300 + WINDOW + 2 * DEFAULT_BATCH_SIZE
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("small")
+    puzzles = folder / "p.txt"
+    puzzles.write_text(f"{TELEGRAM}\n{MULTIPLE}\n", encoding="utf-8")
+    with LocalPool(jobs=1, preload=("fast", "dlx")) as pool:
+        return compare(
+            CompareArgs(files=(str(puzzles),), backends=("fast", "dlx"), repeat=2, warmup=1),
+            db=folder / "r.sqlite",
+            executor=pool,
+        )
+
+
+def test_streamed_json_is_the_text_of_the_whole(small_run) -> None:
+    whole = finite_json(small_run.to_json())
+    assert len(whole["results"]) == 2 * 2 * 3
+    assert render(small_run, "json") == json.dumps(whole, indent=2, allow_nan=False)
+    one_line = io.StringIO()
+    write_json(small_run, one_line, indent=None)
+    assert one_line.getvalue() == json.dumps(whole, allow_nan=False)
+    rows = list(task_rows(small_run))
+    assert render_tasks(small_run, "json") == json.dumps(finite_json(rows), indent=1)
+    assert [r["consensus"] for r in rows] == ["=1"] * 6 + [">=2"] * 6
+
+
+def test_report_views_read_back_what_the_run_stored(small_run) -> None:
+    assert len(small_run.tasks) == 12 and len(small_run.puzzles) == 2
+    assert [t.task_id for t in small_run.tasks] == list(range(12))
+    assert {pid: v.consensus for pid, v in small_run.verdicts.items()} == {
+        "p.txt:1": "=1",
+        "p.txt:2": ">=2",
+    }
+    assert [len(p.times) for p in small_run.pairs["fast"]] == [2, 2]
+    assert small_run.collection_of == {"p.txt:1": "p", "p.txt:2": "p"}
+
+
+#: Run in a subprocess: `sudokubench ARGS` in-process, then its own peak RSS (kB) on stdout.
+_MEASURED = """
+import contextlib, os, resource, sys
+from sudokubench.cli import main
+with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+    try:
+        main(sys.argv[1:])
+    except SystemExit as stop:
+        assert not stop.code, stop.code
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_mb(*args: str) -> float:
+    """The peak RSS of the process running `sudokubench ARGS` (its workers apart), in MB."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=TESTS,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1]) / 1024
+
+
+@pytest.mark.slow  # two runs of 20,000 and 80,000 tasks (about a minute on 2 cores)
+def test_the_parent_memory_is_flat_in_the_number_of_tasks(tmp_path: Path) -> None:
+    peaks, reports = [], []
+    for n in (20_000, 80_000):
+        puzzles = tmp_path / f"p{n}.txt"
+        puzzles.write_text("".join(f"{p}\n" for p in relabelled(n)), encoding="utf-8")
+        db = tmp_path / f"r{n}.sqlite"
+        peaks.append(peak_mb("compare", str(puzzles), "-b", "fast", "--jobs", "2", "--db", str(db)))
+        reports.append(peak_mb("report", "--db", str(db), "--format", "json", "-o", str(db) + ".j"))
+        data = json.loads(Path(str(db) + ".j").read_text(encoding="utf-8"))
+        assert data["summary"]["fast"]["solved"] == n and len(data["results"]) == n
+    # A run that kept every row grew by about 2 kB a task (130 MB from 20,000 to 80,000).
+    assert peaks[1] - peaks[0] < 15, peaks
+    assert reports[1] - reports[0] < 15, reports
