@@ -6,8 +6,10 @@ independently of the harness (`is_solution`, the known answers of the inputs).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -297,6 +299,67 @@ def test_a_programs_detached_children_are_killed(tmp_path: Path, puzzles: Path) 
     ]
     assert pids.read_text().split()  # the program ran
     assert not [p for p in sleepers if _alive(p)], sleepers
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; prctl")
+@pytest.mark.parametrize("kind", ["program", "plug-in"])
+def test_what_a_backend_detached_dies_when_it_times_out(tmp_path: Path, kind: str) -> None:
+    # The plug-in's worker is killed by the parent (the plug-in never answers): what it
+    # detached must not outlive the worker (init would adopt it, out of reach). The program is
+    # stopped by its backend's own timeout in the worker, which reaps what it left.
+    program = tmp_path / "hang.py"
+    program.write_text(
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        null = os.open(os.devnull, os.O_RDWR)\n"
+        "        for fd in (0, 1, 2):\n"
+        "            os.dup2(null, fd)\n"
+        "        os.closerange(3, 4096)\n"
+        "        os.execvp('sleep', ['sleep', '302'])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "for line in sys.stdin:\n"
+        "    time.sleep(3600)\n"
+    )
+    name = {
+        "program": f"exec:{sys.executable} {program}",
+        "plug-in": "hostile_plugins:DetachAndHang",
+    }[kind]
+    puzzles = tmp_path / "one.txt"
+    puzzles.write_text(f"{TELEGRAM}\n", encoding="utf-8")
+    db = tmp_path / "r.sqlite"
+    try:
+        result = cli(
+            "compare",
+            str(puzzles),
+            "--backends",
+            f"fast,{name}",
+            "--timeout",
+            "1",
+            "--db",
+            str(db),
+            "--no-warmup",
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        rows = {r["backend"]: r for r in tasks(db)}
+        assert rows[name]["status"] == "timeout", rows[name]
+        assert rows["fast"]["status"] == "solved"
+        assert not _sleepers("302"), "a detached process outlived its killed worker"
+    finally:
+        for pid in _sleepers("302"):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _sleepers(seconds: str) -> list[int]:
+    """The living `sleep SECONDS` processes of this machine."""
+    return [
+        int(p)
+        for p in os.listdir("/proc")
+        if p.isdigit() and _cmdline(int(p)) == f"sleep\x00{seconds}\x00" and _alive(int(p))
+    ]
 
 
 def _cmdline(pid: int) -> str:
