@@ -477,6 +477,15 @@ def test_repeat_is_capped(tmp_path: Path, puzzles: Path) -> None:
     assert "repeat must be 1 to 1000" in line
 
 
+def test_jobs_are_capped(tmp_path: Path, puzzles: Path) -> None:
+    # A thousand workers would be a thousand Python processes before anything is measured.
+    line = one_error_line(
+        cli("compare", str(puzzles), "--jobs", "1000", "-b", "fast", cwd=tmp_path)
+    )
+    assert "jobs must be 1 to 256" in line
+    assert not (tmp_path / "sudokubench.sqlite").exists()
+
+
 # -- 6. reports: no formulas in CSV, no raw HTML in Markdown, strict JSON -------------------------
 
 
