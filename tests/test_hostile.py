@@ -470,6 +470,9 @@ def test_resume_runs_stored_code_only_with_consent_and_honours_jobs(
     rows = tasks(db)
     assert len(rows) == 2 * len(EASY) and all(r["valid"] == 1 for r in rows)
     assert run_status(db) == [(1, "complete")]
+    with sqlite3.connect(db) as conn:  # the run now says how its rest was run
+        (stored,) = conn.execute("SELECT args FROM runs").fetchone()
+    assert json.loads(stored)["jobs"] == 1
 
 
 def test_repeat_is_capped(tmp_path: Path, puzzles: Path) -> None:
