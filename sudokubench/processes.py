@@ -93,11 +93,7 @@ def kill_tree(pid: int) -> int:
         if not found:
             break
         for child in found:
-            with contextlib.suppress(OSError):
-                if os.getpgid(child) == child:
-                    os.killpg(child, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.kill(child, signal.SIGKILL)
+            _kill(child)
         killed |= found
     return len(killed)
 
@@ -135,14 +131,19 @@ def kill_children(keep: Iterable[int] = ()) -> int:
     return killed
 
 
+def _kill(pid: int) -> None:
+    """SIGKILL a process, and its process group when it leads one."""
+    with contextlib.suppress(OSError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
 def _kill_all(pids: list[int]) -> int:
     killed = 0
     for pid in pids:
-        with contextlib.suppress(OSError):
-            if os.getpgid(pid) == pid:
-                os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+        _kill(pid)
         with contextlib.suppress(OSError):
             os.waitpid(pid, 0)
         killed += 1
