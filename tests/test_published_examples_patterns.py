@@ -182,7 +182,7 @@ def test_finned_x_wing_broken_reglib_0310() -> None:
 
 
 def test_sashimi_x_wing_reglib_0320() -> None:
-    # Rows 1 and 4 hold 8 only in columns 5 and 9 but for the fins r4c7, r4c8 (r4c9 empty).
+    # Rows 1 and 4 hold 8 only in columns 5 and 9 but for the fins r4c7, r4c8 (r4c9 is 9).
     steps = check_line(SASHIMI_X_WING, find_finned_x_wing)
     assert steps[0].technique == "sashimi_x_wing"
 
