@@ -9,7 +9,14 @@ import signal
 import sys
 from collections.abc import Iterable
 
-__all__ = ["become_subreaper", "children", "die_with_parent", "kill_children", "reap_orphans"]
+__all__ = [
+    "become_subreaper",
+    "children",
+    "die_with_parent",
+    "kill_children",
+    "kill_tree",
+    "reap_orphans",
+]
 
 
 def die_with_parent() -> None:
@@ -57,16 +64,58 @@ def reap_orphans(keep: Iterable[int] = ()) -> int:
     return kill_children(keep) if _REAPER else 0
 
 
-def children() -> list[int]:
-    """Linux: the pids of this process's children (its adopted orphans included)."""
+def children(pid: int | str = "self") -> list[int]:
+    """Linux: the pids of a process's children (its adopted orphans included); this process's
+    by default. Empty where /proc cannot tell (another system, or the process is gone)."""
     pids: list[int] = []
     try:
-        for tid in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{tid}/children") as file:
-                pids.extend(int(pid) for pid in file.read().split())
-    except OSError:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as file:
+                pids.extend(int(child) for child in file.read().split())
+    except (OSError, ValueError):
         return []
     return pids
+
+
+def kill_tree(pid: int) -> int:
+    """Linux: SIGKILL every descendant of process `pid` (not `pid` itself), with the process
+    groups they lead; how many were found.
+
+    For a process that reaps its orphans (`become_subreaper`, as the harness's workers do), a
+    descendant whose parent dies is adopted by it, so scanning again until none is left also
+    finds what double-forked or called `setsid` meanwhile. Call it just before killing the
+    process itself: once that is gone, its descendants would be adopted by init, out of reach.
+    The killed processes are reaped by their parent (or, once it is gone, by init).
+    """
+    killed: set[int] = set()
+    for _ in range(100):
+        found = _descendants(pid) - killed
+        if not found:
+            break
+        for child in found:
+            _kill(child)
+        killed |= found
+    return len(killed)
+
+
+def _descendants(pid: int) -> set[int]:
+    """The living descendants of `pid` that /proc shows (zombies left out: they are dead)."""
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        for child in children(stack.pop()):
+            if child not in found and not _zombie(child):
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rpartition(b")")[2].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True  # gone
 
 
 def kill_children(keep: Iterable[int] = ()) -> int:
@@ -82,14 +131,19 @@ def kill_children(keep: Iterable[int] = ()) -> int:
     return killed
 
 
+def _kill(pid: int) -> None:
+    """SIGKILL a process, and its process group when it leads one."""
+    with contextlib.suppress(OSError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
 def _kill_all(pids: list[int]) -> int:
     killed = 0
     for pid in pids:
-        with contextlib.suppress(OSError):
-            if os.getpgid(pid) == pid:
-                os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+        _kill(pid)
         with contextlib.suppress(OSError):
             os.waitpid(pid, 0)
         killed += 1

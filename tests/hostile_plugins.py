@@ -9,6 +9,8 @@ Each one attacks the harness in one way a broken or malicious plug-in could:
 - `UnpicklableMessage`: an ERROR whose message is a `str` subclass that cannot be pickled.
 - `Chatty`: prints to stdout when imported and on every solve.
 - `CloseFds`: closes every file descriptor of its worker, then answers.
+- `DetachAndHang`: starts a `sleep 302` detached into a session of its own (double fork), then
+  never answers, so its worker is killed at the timeout.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
 """
@@ -19,6 +21,7 @@ import dataclasses
 import math
 import os
 import sys
+import time
 from typing import Any
 
 from fake_backends import Fake, honest, pattern_grid
@@ -116,3 +119,24 @@ class CloseFds(Fake):
         result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
         os.closerange(3, 4096)
         return result
+
+
+class DetachAndHang(Fake):
+    """Leaves a detached process behind (double fork, `setsid`), then hangs in `solve`."""
+
+    name = "hostile_plugins:DetachAndHang"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Detach a sleeper, then sleep past any limit."""
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.closerange(3, 4096)  # holds no pipe of the run: only the kill ends it
+                os.execvp("sleep", ["sleep", "302"])
+            os._exit(0)
+        os.wait()
+        time.sleep(3600)
+        raise AssertionError("not reached: the harness kills this worker")

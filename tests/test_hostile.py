@@ -6,8 +6,10 @@ independently of the harness (`is_solution`, the known answers of the inputs).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -290,13 +292,69 @@ def test_a_programs_detached_children_are_killed(tmp_path: Path, puzzles: Path) 
     result = cli("compare", str(puzzles), "--backends", f"fast,{name}", "--db", str(db))
     assert "Traceback" not in result.stderr, result.stderr
     assert len(tasks(db)) == 2 * len(EASY)
-    sleepers = [
+    assert pids.read_text().split()  # the program ran
+    assert not _sleepers("300") + _sleepers("301")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; prctl")
+@pytest.mark.parametrize("kind", ["program", "plug-in"])
+def test_what_a_backend_detached_dies_when_it_times_out(tmp_path: Path, kind: str) -> None:
+    # The plug-in's worker is killed by the parent (the plug-in never answers): what it
+    # detached must not outlive the worker (init would adopt it, out of reach). The program is
+    # stopped by its backend's own timeout in the worker, which reaps what it left.
+    program = tmp_path / "hang.py"
+    program.write_text(
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        null = os.open(os.devnull, os.O_RDWR)\n"
+        "        for fd in (0, 1, 2):\n"
+        "            os.dup2(null, fd)\n"
+        "        os.closerange(3, 4096)\n"
+        "        os.execvp('sleep', ['sleep', '302'])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "for line in sys.stdin:\n"
+        "    time.sleep(3600)\n"
+    )
+    name = {
+        "program": f"exec:{sys.executable} {program}",
+        "plug-in": "hostile_plugins:DetachAndHang",
+    }[kind]
+    puzzles = tmp_path / "one.txt"
+    puzzles.write_text(f"{TELEGRAM}\n", encoding="utf-8")
+    db = tmp_path / "r.sqlite"
+    try:
+        result = cli(
+            "compare",
+            str(puzzles),
+            "--backends",
+            f"fast,{name}",
+            "--timeout",
+            "1",
+            "--db",
+            str(db),
+            "--no-warmup",
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        rows = {r["backend"]: r for r in tasks(db)}
+        assert rows[name]["status"] == "timeout", rows[name]
+        assert rows["fast"]["status"] == "solved"
+        assert not _sleepers("302"), "a detached process outlived its killed worker"
+    finally:
+        for pid in _sleepers("302"):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _sleepers(seconds: str) -> list[int]:
+    """The living `sleep SECONDS` processes of this machine."""
+    return [
         int(p)
         for p in os.listdir("/proc")
-        if p.isdigit() and _cmdline(int(p)) in ("sleep\x00300\x00", "sleep\x00301\x00")
+        if p.isdigit() and _cmdline(int(p)) == f"sleep\x00{seconds}\x00" and _alive(int(p))
     ]
-    assert pids.read_text().split()  # the program ran
-    assert not [p for p in sleepers if _alive(p)], sleepers
 
 
 def _cmdline(pid: int) -> str:
@@ -407,11 +465,23 @@ def test_resume_runs_stored_code_only_with_consent_and_honours_jobs(
     rows = tasks(db)
     assert len(rows) == 2 * len(EASY) and all(r["valid"] == 1 for r in rows)
     assert run_status(db) == [(1, "complete")]
+    with sqlite3.connect(db) as conn:  # the run now says how its rest was run
+        (stored,) = conn.execute("SELECT args FROM runs").fetchone()
+    assert json.loads(stored)["jobs"] == 1
 
 
 def test_repeat_is_capped(tmp_path: Path, puzzles: Path) -> None:
     line = one_error_line(cli("compare", str(puzzles), "--repeat", "1000000000", "-b", "fast"))
     assert "repeat must be 1 to 1000" in line
+
+
+def test_jobs_are_capped(tmp_path: Path, puzzles: Path) -> None:
+    # A thousand workers would be a thousand Python processes before anything is measured.
+    line = one_error_line(
+        cli("compare", str(puzzles), "--jobs", "1000", "-b", "fast", cwd=tmp_path)
+    )
+    assert "jobs must be 1 to 256" in line
+    assert not (tmp_path / "sudokubench.sqlite").exists()
 
 
 # -- 6. reports: no formulas in CSV, no raw HTML in Markdown, strict JSON -------------------------

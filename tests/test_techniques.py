@@ -396,14 +396,20 @@ def test_hidden_rectangle() -> None:
 
 
 def test_bug_plus_one() -> None:
-    # Every empty cell two-valued but r1c1 {1,2,3}; 1 shows three times in row 1: r1c1 = 1.
+    # Rows 1-2 x columns 1, 4, 7 hold {1,2}, {2,3}, {1,3} twice: every digit twice in every
+    # unit, a BUG (two solutions). r1c1 also holds 3, three times in row 1: r1c1 = 3.
     board = open_board()
     board.cand = [0] * 81
+    for r in (1, 2):
+        only(board, r, 1, 1, 2)
+        only(board, r, 4, 2, 3)
+        only(board, r, 7, 1, 3)
     only(board, 1, 1, 1, 2, 3)
-    only(board, 1, 5, 1, 3)
-    only(board, 1, 9, 1, 2)
     step = find_bug_plus_one(board)
-    assert step.placement == (cell(1, 1), 1)
+    assert step.placement == (cell(1, 1), 3)
+    only(board, 5, 5, 5, 6)  # 5 and 6 once in row 5: no BUG without the 3, nothing follows
+    assert find_bug_plus_one(board) is None
+    only(board, 5, 5)
     only(board, 1, 9, 1, 2, 4)  # two cells with three candidates
     assert find_bug_plus_one(board) is None
 

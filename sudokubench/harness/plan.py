@@ -54,6 +54,9 @@ SHOWCASE = "showcase"
 SHOWCASE_TIMEOUT = 2.0
 #: Most samples (and warm-ups) per puzzle and backend: more is a typo, not a measurement.
 MAX_REPEAT = 1000
+#: Most worker processes: each is a Python process (tens of MB, a few pipes), so thousands
+#: exhaust a machine's memory or file descriptors before they measure anything.
+MAX_JOBS = 256
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,8 @@ class CompareArgs:
             raise ArgumentError(f"limit must be at least 1, got {self.limit}")
         if self.timeout <= 0:  # type: ignore[operator]
             raise ArgumentError(f"timeout must be positive, got {self.timeout}")
-        if self.jobs < 1:
-            raise ArgumentError(f"jobs must be at least 1, got {self.jobs}")
+        if not 1 <= self.jobs <= MAX_JOBS:
+            raise ArgumentError(f"jobs must be 1 to {MAX_JOBS}, got {self.jobs}")
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise ArgumentError(f"repeat must be 1 to {MAX_REPEAT}, got {self.repeat}")
         if not 0 <= self.warmup <= MAX_REPEAT:

@@ -357,12 +357,16 @@ def _reopen(store: Store, run_id: int, jobs: int | None, trust: bool) -> Compare
     """A stored run's arguments (its backends checked again, `jobs` replaced when given), the
     run marked running; UntrustedBackends when it names code and `trust` is False."""
     run = store.run(run_id)
-    args = CompareArgs.from_json(run.args)
-    if jobs is not None:
-        args = replace(args, jobs=jobs)
-    foreign = [name for name in args.backends if not trusted(name)]
+    stored = dict(run.args)
+    names = stored.get("backends")  # consent first: before anything else is read from it
+    foreign = [n for n in names if not trusted(str(n))] if isinstance(names, list) else []
     if foreign and not trust:
-        raise UntrustedBackends(run_id, store.path, foreign)
+        raise UntrustedBackends(run_id, store.path, [str(n) for n in foreign])
+    if jobs is not None:  # (before the stored arguments are checked: it may repair them)
+        stored["jobs"] = jobs
+    args = CompareArgs.from_json(stored)
+    if jobs is not None:  # the report says how the run was made
+        store.set_args(run_id, args.to_json())
     resolve_backends(args.backends)
     if not store.puzzle_count(run_id):  # (an older sudokubench stored them apart from the run)
         raise StoreError(

@@ -207,6 +207,14 @@ class Store:
                 "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
             )
 
+    def set_args(self, run_id: int, args: dict[str, Any]) -> None:
+        """Replace a run's arguments (`--resume --jobs N` runs the rest with N workers)."""
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET args = ? WHERE id = ?",
+                (json.dumps(args, allow_nan=False), run_id),
+            )
+
     def run(self, run_id: int | None = None) -> RunRow:
         """One run, the latest when `run_id` is None; StoreError if there is none."""
         query = f"SELECT {_RUN_COLUMNS} FROM runs"

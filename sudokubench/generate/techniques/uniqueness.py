@@ -182,20 +182,33 @@ def find_hidden_rectangle(board: Board) -> Step | None:
 
 
 def find_bug_plus_one(board: Board) -> Step | None:
-    """All empty cells bivalue but one trivalue cell: it takes its digit seen three times."""
+    """All empty cells bivalue but one trivalue cell: it takes the digit whose removal would
+    leave a BUG (every digit twice or not at all in every unit: no unique solution)."""
     cand, geo = board.cand, board.geo
     open_cells = [k for k, m in enumerate(cand) if m]
     odd = [k for k in open_cells if cand[k].bit_count() != 2]
     if len(odd) != 1 or cand[odd[0]].bit_count() != 3:
         return None
     (k,) = odd
-    for u in geo.units_of(k):
-        for d in bits(cand[k]):
+    for d in bits(cand[k]):
+        if not _grave_without(board, k, d):
+            continue
+        for u in geo.units_of(k):
             if (board.where(d) & geo.unit_mask[u]).bit_count() == 3:
                 text = (
                     f"{board.name(k)} = {board.sym(d)}: BUG+1, every other empty cell has two "
                     f"candidates; without {board.sym(d)} here, {board.sym(d)} would have three "
-                    f"places in {board.shape.unit_name(u)} and the rest two solutions"
+                    f"places in {board.shape.unit_name(u)}, every digit of every unit two, "
+                    "and the rest two solutions"
                 )
                 return Step("bug_plus_one", (k,), (d,), (k, d), (), text)
     return None
+
+
+def _grave_without(board: Board, k: int, d: int) -> bool:
+    """Whether every digit has 0 or 2 places in every unit once d is taken out of cell k."""
+    for e in range(1, board.n + 1):
+        where = board.where(e) & ~(1 << k) if e == d else board.where(e)
+        if any((where & mask).bit_count() not in (0, 2) for mask in board.geo.unit_mask):
+            return False
+    return True

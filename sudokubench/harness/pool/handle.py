@@ -27,6 +27,7 @@ from sudokubench.harness.pool.guard import load_timeout
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.pool.wire import receive, send
 from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
+from sudokubench.processes import kill_tree
 
 __all__ = ["LOAD_TIMEOUT", "WorkerHandle", "describe_exit", "main_hidden"]
 
@@ -148,7 +149,10 @@ class WorkerHandle:
         return min(self.deadline, self.started + task.timeout + grace(task.timeout))
 
     def kill(self) -> None:
+        """SIGKILL the worker, and first what its programs and plug-ins started: the worker
+        reaps its orphans, so detached descendants are still in its tree until it dies."""
         if self.process.is_alive():
+            kill_tree(self.process.pid)
             self.process.kill()
         self.process.join(5)
         self.conn.close()
