@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
+from sudokubench.harness.report.lines import PLAIN_CSS, html_table, md, md_table
 from sudokubench.harness.report.model import RunReport, format_seconds
-from sudokubench.harness.report.render import _CSS, _html_table, _md, _md_table
 from sudokubench.harness.stats import Pair, geometric_ratio, summarize_times
 from sudokubench.output import csv_cell, finite_json
 
@@ -222,14 +222,14 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
     if differences:
         warnings.append("warning: only the puzzles and backends both runs have are compared")
     if fmt == "markdown":
-        listed = [f"- {_md(w)}" for w in warnings]
-        return "\n".join([f"# {_md(title)}", "", *listed, "", *_md_table(header, cells), ""])
+        listed = [f"- {md(w)}" for w in warnings]
+        return "\n".join([f"# {md(title)}", "", *listed, "", *md_table(header, cells), ""])
     if fmt == "html":
         items = "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in warnings)
         return (
             f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"<ul>{items}</ul>{_html_table(header, cells)}</body></html>"
+            f"</title><style>{PLAIN_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<ul>{items}</ul>{html_table(header, cells)}</body></html>"
         )
     width = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
     lines = [title, *warnings, "  ".join(h.ljust(w) for h, w in zip(header, width, strict=True))]

@@ -6,16 +6,14 @@ timeouts, tasks still missing)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from sudokubench.harness.noise import load_warning
 from sudokubench.harness.plan import CompareArgs
 from sudokubench.harness.records import RunRow, RunStatus
+from sudokubench.harness.report.summary import BackendSummary
 from sudokubench.harness.stats import NOISE_LIMIT, jobs_warning, warnings_for
 from sudokubench.harness.store import Store
-
-if TYPE_CHECKING:
-    from sudokubench.harness.report.model import BackendSummary
 
 __all__ = [
     "Failures",

@@ -33,15 +33,15 @@ from typing import Any, TextIO
 
 from sudokubench.grid import Grid
 from sudokubench.harness.records import PuzzleRow, TaskRow
-from sudokubench.harness.report.model import RunReport, format_seconds
-from sudokubench.harness.report.render import (
-    _columns,
-    _error_lines,
-    _headline,
-    _problem_lines,
-    _summary_rows,
-    _verdict_line,
+from sudokubench.harness.report.lines import (
+    columns,
+    error_lines,
+    headline,
+    problem_lines,
+    summary_rows,
+    verdict_line,
 )
+from sudokubench.harness.report.model import RunReport, format_seconds
 from sudokubench.harness.stats import FINISHED
 from sudokubench.harness.verify import Problem, cross_check
 from sudokubench.shape import Shape
@@ -269,7 +269,7 @@ def _collections_html(report: RunReport, columns: Sequence[str]) -> list[str]:
     parts = ["<h2 id='collections'>Per collection</h2>"]
     for i, (name, rows) in enumerate(report.collections.items(), 1):
         parts.append(f"<h3>{html.escape(name)}</h3>")
-        parts.append(_table(f"collection-{i}", columns, _summary_rows(report, rows)))
+        parts.append(_table(f"collection-{i}", columns, summary_rows(report, rows)))
     return parts
 
 
@@ -281,13 +281,13 @@ def _notes_html(report: RunReport) -> list[str]:
     parts = []
     if report.problems:
         parts.append("<h2 id='problems'>Wrong answers and disagreements</h2><ul>")
-        for (puzzle_id, _), line in zip(report.problems, _problem_lines(report), strict=True):
+        for (puzzle_id, _), line in zip(report.problems, problem_lines(report), strict=True):
             link = esc(puzzle_link(puzzle_id))
             parts.append(
                 f"<li class='bad'><a href='{link}' class='puzzle-link'>{esc(line)}</a></li>"
             )
         parts.append("</ul>")
-    if errors := _error_lines(report):
+    if errors := error_lines(report):
         parts.append(
             f"<h2 id='task-errors'>Errors</h2><pre class='bad'>{esc(chr(10).join(errors))}</pre>"
         )
@@ -309,10 +309,10 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
     """The self-contained page of the module docstring into `out`, its per-puzzle data
     written as the puzzles are read back."""
     esc = html.escape
-    verdict = _verdict_line(report)
+    verdict = verdict_line(report)
     plots = _plots(report, vs)
-    summary_rows = _summary_rows(report, report.summary)
-    columns = _columns(report)
+    summary = summary_rows(report, report.summary)
+    heads = columns(report)
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -324,13 +324,13 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
         "".join(f"<a href='#{a}'>{esc(title.split(':')[0])}</a>" for a, title, _ in plots),
         "<a href='#legend'>Legend</a><a href='#machine'>Machine</a></nav>",
         "<div id='errors'></div>",
-        f"<h1 id='top'>sudokubench run {report.run.id}</h1><p>{esc(_headline(report))}</p>",
+        f"<h1 id='top'>sudokubench run {report.run.id}</h1><p>{esc(headline(report))}</p>",
         f"<p class='{'ok' if report.ok else 'bad'}'><b>{esc(verdict)}</b></p>",
         "<h2>Per backend</h2>",
-        _table("summary", columns, summary_rows),
+        _table("summary", heads, summary),
         "<p>Columns: see the <a href='#legend'>legend</a>.</p>",
     ]
-    parts += _collections_html(report, columns)
+    parts += _collections_html(report, heads)
     parts += _notes_html(report)
     parts += [
         "<h2 id='puzzles-section'>Puzzles</h2>",
@@ -348,7 +348,7 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
         parts.append(f"{svg}</figure>")
     parts += [
         "<h2 id='legend'>Legend</h2>",
-        _legend([*columns, "puzzle", "collection", "consensus", "state"]),
+        _legend([*heads, "puzzle", "collection", "consensus", "state"]),
         "<p>Times are wall-clock seconds around the backend's solve call in its worker; "
         "a pair's time is the median of its measured samples (warm-ups excluded).</p>",
         f"<h2 id='machine'>Machine</h2><pre>{esc(json.dumps(report.run.machine, indent=1))}</pre>",

@@ -29,8 +29,8 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
 from sudokubench.errors import ArgumentError
+from sudokubench.harness.report.lines import PLOT_KINDS
 from sudokubench.harness.report.model import VIRTUAL_BEST
-from sudokubench.harness.report.render import PLOT_KINDS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -8,19 +8,28 @@ lives in `report/tasks.py` and is re-exported here.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
-import re
 import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness.report.caveats import noise_line
+from sudokubench.harness.report.html import write_html
+from sudokubench.harness.report.lines import (
+    PLOT_KINDS,
+    columns,
+    error_lines,
+    headline,
+    machine_line,
+    md,
+    md_table,
+    problem_lines,
+    summary_rows,
+    verdict_line,
+)
 from sudokubench.harness.report.model import (
     VIRTUAL_BEST,
-    BackendSummary,
     RunReport,
     format_seconds,
 )
@@ -47,146 +56,6 @@ __all__ = [
 ]
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
-#: The kinds of plot `plots.py` draws (named here, so that checking a name needs no matplotlib).
-PLOT_KINDS = ("cactus", "scatter", "distributions")
-
-_COLUMNS = (
-    "backend",
-    "solved",
-    "unsat",
-    "timeout",
-    "error",
-    "wrong",
-    "median",
-    "IQR",
-    "p90",
-    "max",
-    "total",
-    "PAR-2",
-    "effort",
-    "vs baseline",
-)
-
-
-def _columns(report: RunReport) -> tuple[str, ...]:
-    """The summary columns, the PAR column named after the run's k."""
-    return tuple(f"PAR-{report.par:g}" if c == "PAR-2" else c for c in _COLUMNS)
-
-
-def _summary_rows(report: RunReport, rows: Sequence[BackendSummary]) -> list[list[str]]:
-    """The cells of each backend's row, then the virtual best's (for the whole run only)."""
-    cells = [_cells(s, report.baseline) for s in rows]
-    if rows is report.summary and report.virtual_best is not None:
-        cells.append(_cells(report.virtual_best, report.baseline))
-    return cells
-
-
-def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
-    if s.backend == baseline:
-        return "baseline"
-    if s.ratio is None:
-        return "-"
-    r = s.ratio
-    return f"{r.value:.2f}x [{r.low:.2f}-{r.high:.2f}]"
-
-
-def _effort_text(s: BackendSummary) -> str:
-    t = s.times
-    if t.median_effort is None or t.effort_name is None:
-        return "-"
-    return f"{t.median_effort:,.0f} {t.effort_name}"
-
-
-def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
-    t = s.times
-    return [
-        s.backend,
-        str(s.solved),
-        str(s.unsatisfiable),
-        str(s.timeout),
-        str(s.error),
-        str(s.wrong),
-        format_seconds(t.median_s),
-        format_seconds(t.iqr_s),
-        format_seconds(t.p90_s),
-        format_seconds(t.max_s),
-        format_seconds(t.total_s if t.timed else None),
-        format_seconds(s.par_s),
-        _effort_text(s),
-        _ratio_text(s, baseline),
-    ]
-
-
-def _headline(report: RunReport) -> str:
-    args = report.run.args
-    return (
-        f"run {report.run.id} ({report.run.status}, started {report.run.started}): "
-        f"{report.puzzle_count} puzzles x {len(report.backends)} backends, "
-        f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
-        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
-        f"{' + first call per worker' if args.get('warm_up') else ''}, "
-        f"jobs {args.get('jobs')}"
-    )
-
-
-def machine_line(report: RunReport) -> str | None:
-    """The machine's noise and the time the workers and the parent took (`noise_line`)."""
-    return noise_line(report.run, (report.tally.cpu_s, report.tally.cpu_wall_s))
-
-
-def _problem_lines(report: RunReport) -> list[str]:
-    lines = []
-    for puzzle_id, problem in report.problems:
-        label = "WRONG" if problem.kind == "wrong" else "DISAGREE"
-        lines.append(f"{label} {puzzle_id}: {problem.message}")
-    return lines
-
-
-def _verdict_line(report: RunReport) -> str:
-    """The last line: wrong answers and disagreements first, then errors and timeouts per
-    backend; "all answers check out" only when every task answered or timed out."""
-    puzzles = report.checked
-    if not report.ok:
-        head = (
-            f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
-            "or a disagreement"
-        )
-    elif report.errors:
-        head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
-    else:
-        head = f"all answers check out and agree on {puzzles} puzzles"
-    if not report.errors and not report.timeouts:
-        return head
-    per = [
-        f"{backend} {_counted(f.errors, 'error')}, {_counted(f.timeouts, 'timeout')}"
-        for backend, f in report.failures.items()
-        if f.errors or f.timeouts
-    ]
-    return f"{head}; {_counted(report.errors, 'error')}, " + (
-        f"{_counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
-    )
-
-
-def _counted(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-#: Distinct error messages shown per backend (the JSON report has them all).
-SHOWN_MESSAGES = 3
-
-
-def _error_lines(report: RunReport) -> list[str]:
-    """Each backend's distinct error messages, the most frequent first, with their counts."""
-    lines = []
-    for backend, f in report.failures.items():
-        if not f.errors:
-            continue
-        lines.append(f"ERRORS {backend}: {_counted(f.errors, 'task')} failed")
-        for message, n in f.messages[:SHOWN_MESSAGES]:
-            lines.append(f"  {n}x {message}")
-        if len(f.messages) > SHOWN_MESSAGES:
-            lines.append(f"  ... and {len(f.messages) - SHOWN_MESSAGES} other messages")
-    return lines
 
 
 def _packed(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
@@ -206,10 +75,10 @@ def _stacked(report: RunReport, width: int) -> list[str]:
     """The tables for a narrow terminal: each backend's numbers under its name, then each
     collection's finished/puzzles and median time per backend."""
     lines = []
-    for cells in _summary_rows(report, report.summary):
+    for cells in summary_rows(report, report.summary):
         baseline = cells[0] == report.baseline
         lines.append(f"{cells[0]} (baseline)" if baseline else cells[0])
-        named = zip(_columns(report)[1:], cells[1:], strict=True)
+        named = zip(columns(report)[1:], cells[1:], strict=True)
         items = [f"{name} {cell}" for name, cell in named if not (baseline and cell == "baseline")]
         lines.extend(_packed(items, width))
     if report.collections:
@@ -243,13 +112,13 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     width = width or 160
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, highlight=False)
-    for line in (_headline(report), machine_line(report)):
+    for line in (headline(report), machine_line(report)):
         for part in _folded(line or "", width) if line else ():
             console.print(part, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
-    for i, name in enumerate(_columns(report)):
+    for i, name in enumerate(columns(report)):
         table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
-    for row in _summary_rows(report, report.summary):
+    for row in summary_rows(report, report.summary):
         table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
@@ -268,8 +137,8 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
     notes = [
-        *_problem_lines(report),
-        *_error_lines(report),
+        *problem_lines(report),
+        *error_lines(report),
         *(f"warning: {line}" for line in report.warnings),
     ]
     if fits:
@@ -283,45 +152,29 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         for line in notes:
             for part in _folded(line, width):
                 console.print(part, soft_wrap=True, markup=False)
-    console.print(_verdict_line(report), soft_wrap=True, markup=False)
+    console.print(verdict_line(report), soft_wrap=True, markup=False)
     return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines.extend("| " + " | ".join(_md(c) for c in row) + " |" for row in rows)
-    return lines
-
-
-def _md(text: str) -> str:
-    """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
-    and Markdown's own signs escaped, on one line."""
-    text = html.escape(" ".join(str(text).split()), quote=False)
-    return _MD_SIGNS.sub(r"\\\g<0>", text)
-
-
-_MD_SIGNS = re.compile(r"[\\`*_{}\[\]()#+!|~]")
 
 
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
-    lines = [f"# sudokubench run {report.run.id}", "", _headline(report), ""]
+    lines = [f"# sudokubench run {report.run.id}", "", headline(report), ""]
     if machine := machine_line(report):
         lines += [machine, ""]
-    lines += _md_table(_columns(report), _summary_rows(report, report.summary))
+    lines += md_table(columns(report), summary_rows(report, report.summary))
     for name, rows in report.collections.items():
-        lines += ["", f"## {_md(name)}", ""]
-        lines += _md_table(_columns(report), _summary_rows(report, rows))
-    problems = _problem_lines(report)
+        lines += ["", f"## {md(name)}", ""]
+        lines += md_table(columns(report), summary_rows(report, rows))
+    problems = problem_lines(report)
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
-        lines += [f"- {_md(line)}" for line in problems]
-    if errors := _error_lines(report):
+        lines += [f"- {md(line)}" for line in problems]
+    if errors := error_lines(report):
         lines += ["", "## Errors", "", "```", *errors, "```"]
     if report.warnings:
         lines += ["", "## Warnings", ""]
-        lines += [f"- {_md(line)}" for line in report.warnings]
-    lines += ["", _verdict_line(report), ""]
+        lines += [f"- {md(line)}" for line in report.warnings]
+    lines += ["", verdict_line(report), ""]
     return "\n".join(lines)
 
 
@@ -373,21 +226,6 @@ def write_json(report: RunReport, out: TextIO, *, indent: int | None = 2) -> Non
     out.write("]\n}" if first else f"\n{' ' * indent}]\n}}")
 
 
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
-    "td{text-align:right}td:first-child{text-align:left}th{background:#f0f0f0}"
-)
-
-
 def render(
     report: RunReport, fmt: str, *, vs: tuple[str, str] | None = None, width: int | None = None
 ) -> str:
@@ -416,8 +254,6 @@ def write(
     elif fmt == "json":
         write_json(report, out)
     elif fmt == "html":
-        from sudokubench.harness.report.html import write_html
-
         write_html(report, out, vs=vs)
     else:
         raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")

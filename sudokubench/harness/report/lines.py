@@ -1,0 +1,204 @@
+"""The pieces every rendering of a report shares (`render.py`'s table, Markdown and CSV,
+`html.py`'s page, `against.py`'s comparison): the summary's columns and cells, the headline,
+machine, problem, error and verdict lines, text made safe for Markdown and HTML tables, and
+the names of the plots (`PLOT_KINDS`, so that checking one needs no matplotlib).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from sudokubench.harness.report.caveats import noise_line
+from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
+
+__all__ = [
+    "COLUMNS",
+    "PLAIN_CSS",
+    "PLOT_KINDS",
+    "SHOWN_MESSAGES",
+    "columns",
+    "counted",
+    "error_lines",
+    "headline",
+    "html_table",
+    "machine_line",
+    "md",
+    "md_table",
+    "problem_lines",
+    "summary_rows",
+    "verdict_line",
+]
+
+#: The kinds of plot `plots.py` draws (named here, so that checking a name needs no matplotlib).
+PLOT_KINDS = ("cactus", "scatter", "distributions")
+
+COLUMNS = (
+    "backend",
+    "solved",
+    "unsat",
+    "timeout",
+    "error",
+    "wrong",
+    "median",
+    "IQR",
+    "p90",
+    "max",
+    "total",
+    "PAR-2",
+    "effort",
+    "vs baseline",
+)
+
+
+def columns(report: RunReport) -> tuple[str, ...]:
+    """The summary columns, the PAR column named after the run's k."""
+    return tuple(f"PAR-{report.par:g}" if c == "PAR-2" else c for c in COLUMNS)
+
+
+def summary_rows(report: RunReport, rows: Sequence[BackendSummary]) -> list[list[str]]:
+    """The cells of each backend's row, then the virtual best's (for the whole run only)."""
+    cells = [_cells(s, report.baseline) for s in rows]
+    if rows is report.summary and report.virtual_best is not None:
+        cells.append(_cells(report.virtual_best, report.baseline))
+    return cells
+
+
+def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
+    if s.backend == baseline:
+        return "baseline"
+    if s.ratio is None:
+        return "-"
+    r = s.ratio
+    return f"{r.value:.2f}x [{r.low:.2f}-{r.high:.2f}]"
+
+
+def _effort_text(s: BackendSummary) -> str:
+    t = s.times
+    if t.median_effort is None or t.effort_name is None:
+        return "-"
+    return f"{t.median_effort:,.0f} {t.effort_name}"
+
+
+def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
+    t = s.times
+    return [
+        s.backend,
+        str(s.solved),
+        str(s.unsatisfiable),
+        str(s.timeout),
+        str(s.error),
+        str(s.wrong),
+        format_seconds(t.median_s),
+        format_seconds(t.iqr_s),
+        format_seconds(t.p90_s),
+        format_seconds(t.max_s),
+        format_seconds(t.total_s if t.timed else None),
+        format_seconds(s.par_s),
+        _effort_text(s),
+        _ratio_text(s, baseline),
+    ]
+
+
+def headline(report: RunReport) -> str:
+    args = report.run.args
+    return (
+        f"run {report.run.id} ({report.run.status}, started {report.run.started}): "
+        f"{report.puzzle_count} puzzles x {len(report.backends)} backends, "
+        f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
+        f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
+        f"{' + first call per worker' if args.get('warm_up') else ''}, "
+        f"jobs {args.get('jobs')}"
+    )
+
+
+def machine_line(report: RunReport) -> str | None:
+    """The machine's noise and the time the workers and the parent took (`noise_line`)."""
+    return noise_line(report.run, (report.tally.cpu_s, report.tally.cpu_wall_s))
+
+
+def problem_lines(report: RunReport) -> list[str]:
+    lines = []
+    for puzzle_id, problem in report.problems:
+        label = "WRONG" if problem.kind == "wrong" else "DISAGREE"
+        lines.append(f"{label} {puzzle_id}: {problem.message}")
+    return lines
+
+
+def verdict_line(report: RunReport) -> str:
+    """The last line: wrong answers and disagreements first, then errors and timeouts per
+    backend; "all answers check out" only when every task answered or timed out."""
+    puzzles = report.checked
+    if not report.ok:
+        head = (
+            f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
+            "or a disagreement"
+        )
+    elif report.errors:
+        head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
+    else:
+        head = f"all answers check out and agree on {puzzles} puzzles"
+    if not report.errors and not report.timeouts:
+        return head
+    per = [
+        f"{backend} {counted(f.errors, 'error')}, {counted(f.timeouts, 'timeout')}"
+        for backend, f in report.failures.items()
+        if f.errors or f.timeouts
+    ]
+    return f"{head}; {counted(report.errors, 'error')}, " + (
+        f"{counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
+    )
+
+
+def counted(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+#: Distinct error messages shown per backend (the JSON report has them all).
+SHOWN_MESSAGES = 3
+
+
+def error_lines(report: RunReport) -> list[str]:
+    """Each backend's distinct error messages, the most frequent first, with their counts."""
+    lines = []
+    for backend, f in report.failures.items():
+        if not f.errors:
+            continue
+        lines.append(f"ERRORS {backend}: {counted(f.errors, 'task')} failed")
+        for message, n in f.messages[:SHOWN_MESSAGES]:
+            lines.append(f"  {n}x {message}")
+        if len(f.messages) > SHOWN_MESSAGES:
+            lines.append(f"  ... and {len(f.messages) - SHOWN_MESSAGES} other messages")
+    return lines
+
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines.extend("| " + " | ".join(md(c) for c in row) + " |" for row in rows)
+    return lines
+
+
+def md(text: str) -> str:
+    """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
+    and Markdown's own signs escaped, on one line."""
+    text = html.escape(" ".join(str(text).split()), quote=False)
+    return _MD_SIGNS.sub(r"\\\g<0>", text)
+
+
+_MD_SIGNS = re.compile(r"[\\`*_{}\[\]()#+!|~]")
+
+
+def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+PLAIN_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px}"
+    "td{text-align:right}td:first-child{text-align:left}th{background:#f0f0f0}"
+)

@@ -1,0 +1,195 @@
+"""The parent's bookkeeping of a run's outcomes (`run.py` drives it): each outcome made a row
+to store (`to_row`, with its check), the live counts for the progress display (`Progress`), and
+the `Tracker`, which plans the run puzzle by puzzle as the executor takes tasks and
+cross-checks a puzzle as soon as its last task is in, feeding the report's `Tally` and
+dropping its rows. It holds only the puzzles with tasks in flight (and, on `--resume`, those
+stored partly done), so memory does not grow with the run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from sudokubench.backend import Status
+from sudokubench.grid import Grid
+from sudokubench.harness.plan import CompareArgs, puzzle_tasks, tasks_per_puzzle
+from sudokubench.harness.pool import HOST, Outcome, Task
+from sudokubench.harness.recheck import checked_puzzles
+from sudokubench.harness.records import PuzzleRow, TaskRow
+from sudokubench.harness.report.tally import Tally
+from sudokubench.harness.stats import limited_status
+from sudokubench.harness.store import Store
+from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
+
+__all__ = ["Progress", "Tracker", "to_row"]
+
+
+def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
+    """A worker's outcome as a row to store, with the check of the answer on its own
+    (`is_solution`, counts): the one the worker made, else made here on `puzzle` (needed
+    only then). An answer that came after the limit is stored as TIMEOUT with its raw time
+    and its answer (`stats.limited_status`)."""
+    task = outcome.task
+    status = limited_status(outcome.status, outcome.wall_s, task.timeout)
+    message = outcome.message
+    if status != outcome.status:
+        message = f"answered after {outcome.wall_s:.3g} s, over the {task.timeout:g} s limit"
+    if outcome.checked:
+        verdict, problem, solutions = outcome.verdict, outcome.problem, outcome.solutions
+    else:
+        if puzzle is None:
+            raise ValueError(f"task {task.task_id}: an unchecked outcome needs its puzzle")
+        voice = check_result(task.backend, puzzle, outcome, task.limit)
+        verdict, problem = str(voice.verdict), voice.problem
+        solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
+    return TaskRow(
+        task_id=task.task_id,
+        puzzle_id=task.puzzle_id,
+        puzzle=task.puzzle,
+        backend=task.backend,
+        limit=task.limit,
+        timeout=task.timeout,
+        sample=task.sample,
+        status=status,
+        count=outcome.count,
+        exhaustive=outcome.exhaustive,
+        solutions=solutions,
+        encode_s=outcome.encode_s,
+        solve_s=outcome.solve_s,
+        wall_s=outcome.wall_s,
+        stats=dict(outcome.stats),
+        message=message,
+        verdict=verdict,
+        valid=problem is None,
+        problem=problem,
+        host=outcome.host or HOST,
+    )
+
+
+@dataclass
+class Progress:
+    """Live counts of a run, passed to the progress callback after every outcome."""
+
+    run_id: int
+    total: int
+    done: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    statuses: Counter[Status] = field(default_factory=Counter)
+    wrong: int = 0
+    disagreements: int = 0
+
+    @property
+    def timeouts(self) -> int:
+        """Tasks that timed out so far."""
+        return self.statuses[Status.TIMEOUT]
+
+    @property
+    def errors(self) -> int:
+        """Tasks that failed so far."""
+        return self.statuses[Status.ERROR]
+
+    def eta_s(self) -> float | None:
+        """Seconds left at the rate so far, None before the first outcome."""
+        if not self.done:
+            return None
+        rate = (time.perf_counter() - self.started) / self.done
+        return rate * (self.total - self.done)
+
+
+class _Open:
+    """A puzzle with tasks in flight: its rows so far and how many tasks it waits for."""
+
+    __slots__ = ("grid", "puzzle", "rows", "waiting")
+
+    def __init__(self, puzzle: PuzzleRow, rows: list[TaskRow], waiting: int) -> None:
+        self.puzzle = puzzle
+        self.rows = rows
+        self.waiting = waiting
+        self.grid: Grid | None = None  # parsed once, for an outcome the executor did not check
+
+
+class Tracker:
+    """Plans the run puzzle by puzzle as the executor takes tasks (`todo`), and cross-checks a
+    puzzle as soon as its last task is in, feeding the report's `Tally`: only the puzzles with
+    tasks in flight are held, so memory does not grow with the run."""
+
+    def __init__(
+        self, reader: Store, run_id: int, args: CompareArgs, tally: Tally, progress: Progress
+    ) -> None:
+        self.reader = reader
+        self.run_id = run_id
+        self.args = args
+        self.per_puzzle = tasks_per_puzzle(args)
+        self.tally = tally
+        self.progress = progress
+        self.open: dict[int, _Open] = {}
+        self.resumed = False
+        self.done = bytearray(tally.puzzles)  # 1: every task of the puzzle is stored
+        self.partial: dict[int, list[TaskRow]] = {}  # stored rows of puzzles partly done
+
+    def read_stored(self) -> int:
+        """Before a resumed run starts: read its stored rows back in one ordered pass (their
+        checks made again, never trusted; a damaged row raises StoreError here, before
+        anything runs), cross-check each puzzle whose tasks are all stored, and keep the rows
+        of those partly done (the puzzles in flight when the run stopped). How many rows."""
+        self.resumed = True
+        stored = 0
+        for i, puzzle, rows in checked_puzzles(self.reader, self.run_id, self.per_puzzle):
+            self.tally.register(i, puzzle)
+            stored += len(rows)
+            if len(rows) == self.per_puzzle:
+                self.done[i] = 1
+                self._close(i, puzzle, rows)
+            elif rows:
+                self.partial[i] = rows
+        return stored
+
+    def todo(self) -> Iterator[Task]:
+        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken."""
+        for i, puzzle in enumerate(self.reader.ordered_puzzles(self.run_id)):
+            if not self.resumed:
+                self.tally.register(i, puzzle)
+            elif self.done[i]:
+                continue
+            tasks = puzzle_tasks(self.args, i, puzzle)
+            rows = self.partial.pop(i, [])
+            self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
+            if rows:
+                stored = {r.task_id for r in rows}
+                tasks = [t for t in tasks if t.task_id not in stored]
+            yield from tasks
+
+    def grid(self, task: Task) -> Grid:
+        """The parsed puzzle of a task in flight."""
+        entry = self.open[task.task_id // self.per_puzzle]
+        if entry.grid is None:
+            entry.grid = puzzle_grid(entry.puzzle)
+        return entry.grid
+
+    def add(self, row: TaskRow) -> None:
+        """Take a new row; cross-check its puzzle when it was the last one."""
+        self.progress.done += 1
+        self.progress.statuses[row.status] += 1
+        self.progress.wrong += not row.valid
+        i = row.task_id // self.per_puzzle
+        entry = self.open[i]
+        entry.rows.append(row)
+        entry.waiting -= 1
+        if entry.waiting == 0:
+            del self.open[i]
+            self._close(i, entry.puzzle, entry.rows)
+
+    def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
+        verdict = cross_check(puzzle, rows)
+        self.tally.add(i, puzzle, rows, verdict)
+        if any(p.kind == "disagree" for p in verdict.problems):
+            self.progress.disagreements += 1
+
+    def close_rest(self) -> None:
+        """Feed the puzzles still waiting for tasks (none after a whole run) unchecked."""
+        for i, entry in sorted(self.open.items()):
+            self.tally.add(i, entry.puzzle, entry.rows, None)
+        self.open.clear()
