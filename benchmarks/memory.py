@@ -9,9 +9,9 @@ The puzzles are distinct valid puzzles made from the 49,158 of `17clue`: the k-t
 the collection relabels the digits of every puzzle with its own permutation (a relabelled
 puzzle is valid and unique as the original is), so any number of tasks has as many different
 puzzles as tasks per backend. Each `compare` and `report` runs in a subprocess of its own that
-reads its own peak RSS (`getrusage(RUSAGE_SELF)`: the parent alone, not its workers) when the
-command ends. Target (issue 12): the parent of `compare` at most 150 MB at a million tasks,
-flat in the number of tasks; `report` at most 300 MB in every format at 200,000 tasks.
+reads its own peak RSS (VmHWM: the parent alone, not its workers) when the command ends.
+Target (issue 12): the parent of `compare` at most 150 MB at a million tasks, flat in the
+number of tasks; `report` at most 300 MB in every format at 200,000 tasks.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from pathlib import Path
 from sudokubench.formats import collection_path
 
 #: Run in a subprocess: the command line of `sudokubench` in-process, then the process's own
-#: peak RSS (kB on Linux) written to the file named first.
+#: peak RSS in kB written to the file named first: VmHWM on Linux (the high-water mark of this
+#: program's memory; `ru_maxrss` would also count the process it was forked from, since
+#: Linux keeps it across exec), else `ru_maxrss`.
 _MEASURED = """
 import resource, sys
 from sudokubench.cli import main
@@ -38,8 +40,13 @@ try:
     code = 0
 except SystemExit as stop:
     code = stop.code
+try:
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 with open(sys.argv[1], "w") as out:
-    out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    out.write(str(peak))
 sys.exit(code)
 """
 
@@ -77,6 +84,7 @@ def distinct_puzzles(count: int) -> Iterator[str]:
 def measured(args: list[str], folder: Path) -> tuple[float, float, int]:
     """Run `sudokubench ARGS` in a subprocess: its wall seconds, peak RSS (MB), exit code."""
     rss = folder / "rss.txt"
+    rss.unlink(missing_ok=True)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _MEASURED, str(rss), *args],
@@ -108,7 +116,8 @@ def main() -> None:
         for tasks in sizes:
             puzzles = folder / f"p{tasks}.txt"
             n = tasks // len(backends)
-            puzzles.write_text("".join(f"{p}\n" for p in distinct_puzzles(n)), encoding="utf-8")
+            with puzzles.open("w", encoding="utf-8") as out:  # a line at a time
+                out.writelines(f"{p}\n" for p in distinct_puzzles(n))
             db = folder / f"r{tasks}.sqlite"
             wall, peak, _ = measured(
                 ["compare", str(puzzles), "-b", opts.backends, "--jobs", str(opts.jobs),

@@ -27,8 +27,10 @@ repeats above 0.2), timeouts, and `--jobs` above 1 (the workers share the CPU).
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
@@ -157,35 +159,60 @@ class TimeSummary:
 def summarize_times(pairs: Iterable[Pair]) -> TimeSummary:
     """Median, IQR, p90, max and total of the finished pairs' times, median effort, noise."""
     done = [p for p in pairs if p.finished]
+    efforts = [p.effort for p in done if p.effort is not None]
+    effort_name = efforts[0][0] if efforts else None
     return time_summary(
         [p.time for p in done],
-        [p.effort for p in done if p.effort is not None],
+        effort_name,
+        [e for name, e in efforts if name == effort_name],
         [s for p in done if (s := p.spread) is not None],
     )
 
 
 def time_summary(
-    times: Sequence[float], efforts: Sequence[tuple[str, float]], spreads: Sequence[float]
+    times: Sequence[float],
+    effort_name: str | None,
+    efforts: Sequence[float],
+    spreads: Sequence[float],
 ) -> TimeSummary:
-    """`summarize_times` of finished pairs given as their times, efforts and spreads (in pair
-    order): what a report computes from its compact columns."""
-    effort_name = efforts[0][0] if efforts else None
+    """`summarize_times` of finished pairs given as their times, the first effort measure
+    named, the efforts of that name and the spreads (in pair order): what a report computes
+    from its compact columns."""
     if not times:
         return TimeSummary(0, None, None, None, None, 0.0, effort_name, None, None)
-    data = sorted(times)
+    data = sorted_array(times)
     return TimeSummary(
         timed=len(times),
-        median_s=statistics.median(data),
+        median_s=_sorted_median(data),
         iqr_s=_sorted_quantile(data, 0.75) - _sorted_quantile(data, 0.25),
         p90_s=_sorted_quantile(data, 0.9),
         max_s=data[-1],
         total_s=sum(times),
         effort_name=effort_name,
-        median_effort=statistics.median(e for name, e in efforts if name == effort_name)
-        if efforts
-        else None,
-        noise=statistics.median(spreads) if spreads else None,
+        median_effort=_sorted_median(sorted_array(efforts)) if efforts else None,
+        noise=_sorted_median(sorted_array(spreads)) if spreads else None,
     )
+
+
+#: Values `sorted_array` sorts as one list (2 MB of floats); more are sorted in runs and merged.
+_RUN = 1 << 16
+
+
+def sorted_array(values: Sequence[float]) -> array[float]:
+    """`sorted(values)` as an array of doubles, 8 bytes a value: a list of a million floats
+    would take 32 MB, so a long sequence is sorted in runs of `_RUN` and merged."""
+    if len(values) <= _RUN:
+        return array("d", sorted(values))
+    runs = [array("d", sorted(values[i : i + _RUN])) for i in range(0, len(values), _RUN)]
+    return array("d", heapq.merge(*runs))
+
+
+def _sorted_median(data: Sequence[float]) -> float:
+    """`statistics.median` of sorted `data` (the same arithmetic, without sorting again)."""
+    n = len(data)
+    if n % 2:
+        return data[n // 2]
+    return (data[n // 2 - 1] + data[n // 2]) / 2
 
 
 def geometric_ratio(pairs: Sequence[Pair], baseline: Sequence[Pair]) -> Ratio | None:

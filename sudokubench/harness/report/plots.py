@@ -172,7 +172,7 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
 def distributions(report: RunReport) -> Figure:
     """Per collection, a box plot of each backend's per-puzzle times (log scale)."""
     names = report.collection_names()
-    collection = report.tally.collection
+    tally = report.tally
     cols = 2 if len(names) > 3 else 1
     rows = -(-len(names) // cols)
     fig, axes = plt.subplots(
@@ -185,10 +185,12 @@ def distributions(report: RunReport) -> Figure:
     for ax in axes.flat[len(names) :]:
         ax.set_visible(False)
     for code, (ax, name) in enumerate(zip(axes.flat, names, strict=False)):
-        members = collection.count(code)
+        members = tally.collection_size(code)
         data, labels = [], []
         for backend in report.backends:
-            times = [t for i, t in _times(report, backend).items() if collection[i] == code]
+            times = [
+                t for i, t in _times(report, backend).items() if tally.collection_code(i) == code
+            ]
             data.append(times or [float("nan")])
             labels.append(f"{backend} ({len(times)})")
         if all(math.isnan(t[0]) for t in data):

@@ -5,8 +5,9 @@ does not grow with the tasks' rows.
 - **Per backend, one `Column`**: an entry per puzzle of the run, in input order, holding the
   pair (puzzle, backend) as numbers: the status of its first measured sample (a small code,
   `NO_PAIR` when it has none), the median time of its finished samples, the spread of its
-  repeats, its effort, and flags (blamed for a wrong answer, a side of a disagreement). About
-  27 bytes per pair, where rows and `Pair` tuples took a kilobyte.
+  repeats (only in a run with repeats), its effort, and flags (blamed for a wrong answer, a
+  side of a disagreement). 19 bytes per pair (27 with repeats), where rows and `Pair` tuples
+  took a kilobyte.
 - **Per run**: each puzzle's collection (an index into the names), the failures (errors by
   message with their first task id, so that ties keep task order, and timeouts), the hosts of
   the measured samples, the workers' CPU and wall time, the noisy pairs (a count and the
@@ -66,7 +67,7 @@ class Column:
     def __init__(self, n: int) -> None:
         self.status = array("b", [NO_PAIR]) * n
         self.time = array("d", [_NAN]) * n
-        self.spread = array("d", [_NAN]) * n
+        self.spread: array[float] | None = None  # made when a pair has repeats
         self.effort = array("d", [_NAN]) * n
         self.effort_kind = array("b", [-1]) * n
         self.flags = array("b", [0]) * n
@@ -77,6 +78,8 @@ class Column:
         if pair.times:
             self.time[i] = pair.time
             if (spread := pair.spread) is not None:
+                if self.spread is None:
+                    self.spread = array("d", [_NAN]) * len(self.status)
                 self.spread[i] = spread
         if pair.effort is not None:
             self.effort_kind[i] = _EFFORT.get(pair.effort[0], -1)
@@ -129,7 +132,7 @@ class Tally:
         self.backends = tuple(backends)
         self.puzzles = puzzles
         self.columns: dict[str, Column] = {b: Column(puzzles) for b in self.backends}
-        self.collection = array("i", [-1]) * puzzles
+        self.collection: array[int] | None = None  # made when a second collection comes
         self.collection_names: dict[str, int] = {}
         self.stored = 0
         self.checked = 0
@@ -153,7 +156,20 @@ class Tally:
         code = names.get(puzzle.collection)
         if code is None:
             code = names[puzzle.collection] = len(names)
-        self.collection[i] = code
+        if code and self.collection is None:  # every puzzle so far is in the first
+            self.collection = array("i", [0]) * self.puzzles
+        if self.collection is not None:
+            self.collection[i] = code
+
+    def collection_code(self, i: int) -> int:
+        """The i-th puzzle's collection (its index in `collection_names`)."""
+        return 0 if self.collection is None else self.collection[i]
+
+    def collection_size(self, code: int) -> int:
+        """How many puzzles the collection `code` holds."""
+        if self.collection is None:
+            return self.puzzles if code == 0 else 0
+        return self.collection.count(code)
 
     def add(
         self,
@@ -334,8 +350,8 @@ class Tally:
                 if column.status[i] == NO_PAIR:
                     continue
                 accs[0].add(column, ratio_base, i)
-                if per_collection and (code := self.collection[i]) >= 0:
-                    accs[1 + code].add(column, ratio_base, i)
+                if per_collection:
+                    accs[1 + self.collection_code(i)].add(column, ratio_base, i)
             made = [
                 acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
                 for acc in accs
@@ -350,17 +366,19 @@ class Tally:
 
 
 class _Acc:
-    """One backend's numbers over a set of puzzles, gathered in input order."""
+    """One backend's numbers over a set of puzzles, gathered in input order (in arrays: 8 bytes
+    a number, where a list of floats takes 32)."""
 
     def __init__(self) -> None:
         self.pairs = 0
         self.by_status = [0] * len(_STATUSES)
         self.wrong = 0
         self.disagree = 0
-        self.times: list[float] = []
-        self.efforts: list[tuple[str, float]] = []
-        self.spreads: list[float] = []
-        self.logs: list[float] = []
+        self.times = array("d")
+        self.effort_kind = -1  # the first effort measure met; only its values are kept
+        self.efforts = array("d")
+        self.spreads = array("d")
+        self.logs = array("d")
 
     def add(self, column: Column, base: Column | None, i: int) -> None:
         self.pairs += 1
@@ -373,8 +391,11 @@ class _Acc:
         time = column.time[i]
         self.times.append(time)
         if (kind := column.effort_kind[i]) >= 0:
-            self.efforts.append((EFFORT_KEYS[kind], column.effort[i]))
-        if not math.isnan(spread := column.spread[i]):
+            if self.effort_kind < 0:
+                self.effort_kind = kind
+            if kind == self.effort_kind:
+                self.efforts.append(column.effort[i])
+        if column.spread is not None and not math.isnan(spread := column.spread[i]):
             self.spreads.append(spread)
         if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
             self.logs.append(math.log(time / base.time[i]))
@@ -384,6 +405,7 @@ class _Acc:
     ) -> BackendSummary:
         ratio: Ratio | None = log_ratio(self.logs) if with_ratio else None
         unfinished = self.pairs - len(self.times)
+        effort_name = EFFORT_KEYS[self.effort_kind] if self.effort_kind >= 0 else None
         return BackendSummary(
             backend=name,
             version=version,
@@ -394,7 +416,7 @@ class _Acc:
             error=self.by_status[_CODE[Status.ERROR]],
             wrong=self.wrong,
             disagree=self.disagree,
-            times=time_summary(self.times, self.efforts, self.spreads),
+            times=time_summary(self.times, effort_name, self.efforts, self.spreads),
             ratio=ratio,
             # `stats.par_score`: statistics.fmean is fsum / n, which no order changes
             par_s=math.fsum(chain(self.times, repeat(penalty, unfinished))) / self.pairs
