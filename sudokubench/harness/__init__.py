@@ -9,6 +9,7 @@ store everything, and report. This module only re-exports; each part has a modul
   `schema.py`, the checks of every value read back in `store_read.py`).
 - `stats.py`: time statistics and the named `Ratio`.
 - `report/`: the report model, its renderers (text, Markdown, CSV, JSON, HTML) and plots.
+- `track.py`: the parent's bookkeeping of a run (rows, progress, per-puzzle cross-checks).
 - `run.py`: `compare`, which ties them together.
 
 Python API (stable):

@@ -1,8 +1,9 @@
-"""Reports of a stored run: `model.py` builds the report (`build_report`; `summary.py` its
-per-backend rows, `caveats.py` its failures, noise and warnings), `render.py` writes it as text,
-Markdown, CSV or JSON, `tasks.py` one row per task, `html.py` writes the HTML page to explore,
-`against.py` compares two runs, `plots.py` draws it (matplotlib, imported only when a plot is
-asked for). Re-exports only."""
+"""Reports of a stored run: `model.py` builds the report (`build_report`) from a `Tally`
+(`tally.py`: the one pass over the run, keeping `columns.py`'s compact columns; `summary.py`
+its per-backend rows, `caveats.py` its failures, noise and warnings), `render.py` writes it as
+text, Markdown, CSV or JSON (with `lines.py`, the pieces every rendering shares), `tasks.py`
+one row per task, `html.py` writes the HTML page to explore, `against.py` compares two runs,
+`plots.py` draws it (matplotlib, imported only when a plot is asked for). Re-exports only."""
 
 from sudokubench.harness.report.against import (
     RunsDiffer,

@@ -22,90 +22,33 @@ compute over `Pair`s, in the same order, so the numbers are the same to the last
 from __future__ import annotations
 
 import heapq
-import math
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from itertools import chain, repeat
+from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.pool.worker import CPU_KEY
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.caveats import SHOWN_NOISY
+from sudokubench.harness.report.columns import (
+    BLAMED,
+    CODE,
+    DISAGREES,
+    NO_PAIR,
+    Acc,
+    Column,
+)
 from sudokubench.harness.report.summary import BackendSummary, pairs_of
 from sudokubench.harness.stats import (
-    EFFORT_KEYS,
     FINISHED,
     NOISE_LIMIT,
-    Pair,
-    Ratio,
     effort_of,
     limited_status,
-    log_ratio,
-    time_summary,
 )
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
 __all__ = ["NO_PAIR", "Column", "Tally"]
-
-#: The status code of a puzzle a backend has no measured sample of.
-NO_PAIR = -1
-_STATUSES = tuple(Status)
-_CODE = {s: i for i, s in enumerate(_STATUSES)}
-_FINISHED = frozenset(_CODE[s] for s in FINISHED)
-_EFFORT = {name: i for i, name in enumerate(EFFORT_KEYS)}
-_BLAMED, _DISAGREES = 1, 2
-_NAN = float("nan")
-
-
-class Column:
-    """One backend's (puzzle, backend) pairs: an entry per puzzle of the run, in input order."""
-
-    __slots__ = ("effort", "effort_kind", "flags", "spread", "status", "time")
-
-    def __init__(self, n: int) -> None:
-        self.status = array("b", [NO_PAIR]) * n
-        self.time = array("d", [_NAN]) * n
-        self.spread: array[float] | None = None  # made when a pair has repeats
-        self.effort = array("d", [_NAN]) * n
-        self.effort_kind = array("b", [-1]) * n
-        self.flags = array("b", [0]) * n
-
-    def put(self, i: int, pair: Pair) -> None:
-        """Record the pair of the i-th puzzle."""
-        self.status[i] = _CODE[pair.status]
-        if pair.times:
-            self.time[i] = pair.time
-            if (spread := pair.spread) is not None:
-                if self.spread is None:
-                    self.spread = array("d", [_NAN]) * len(self.status)
-                self.spread[i] = spread
-        if pair.effort is not None:
-            self.effort_kind[i] = _EFFORT.get(pair.effort[0], -1)
-            self.effort[i] = pair.effort[1]
-
-    def has(self, i: int) -> bool:
-        """Whether the i-th puzzle has a pair."""
-        return self.status[i] != NO_PAIR
-
-    def finished(self, i: int) -> bool:
-        """`Pair.finished` of the i-th puzzle's pair."""
-        return self.status[i] in _FINISHED and not math.isnan(self.time[i])
-
-    def pair(self, i: int, puzzle_id: str, backend: str) -> Pair:
-        """The i-th puzzle's pair as a `Pair` (one time: the median of its samples)."""
-        kind = self.effort_kind[i]
-        effort = None if kind < 0 else (EFFORT_KEYS[kind], self.effort[i])
-        time = self.time[i]
-        times = () if math.isnan(time) else (time,)
-        return Pair(puzzle_id, backend, _STATUSES[self.status[i]], times, effort)
-
-    def finished_times(self) -> Iterator[tuple[int, float]]:
-        """(index, time) of every finished pair, in input order."""
-        for i, code in enumerate(self.status):
-            if code in _FINISHED and not math.isnan(t := self.time[i]):
-                yield i, t
 
 
 class _Noise:
@@ -204,12 +147,10 @@ class Tally:
         for t in rows:
             column = self._column(t.backend)
             status = limited_status(t.status, t.wall_s, t.timeout)
-            column.status[i] = _CODE[status]
+            column.status[i] = CODE[status]
             if status in FINISHED:
                 column.time[i] = t.wall_s
-            if (effort := effort_of(t.stats)) is not None:
-                column.effort_kind[i] = _EFFORT.get(effort[0], -1)
-                column.effort[i] = effort[1]
+            column.put_effort(i, effort_of(t.stats))
 
     def _pairs(self, i: int, puzzle: PuzzleRow, rows: Sequence[TaskRow]) -> None:
         for backend, pairs in pairs_of(rows).items():
@@ -249,12 +190,12 @@ class Tally:
         self.problems.append((i, puzzle.puzzle_id, puzzle.puzzle, verdict.problems))
         for name in verdict.blamed:
             if (column := self.columns.get(name)) is not None:
-                column.flags[i] |= _BLAMED
+                column.flags[i] |= BLAMED
         for problem in verdict.problems:
             if problem.kind == "disagree":
                 for name in {n for _, names in problem.sides for n in names}:
                     if (column := self.columns.get(name)) is not None:
-                        column.flags[i] |= _DISAGREES
+                        column.flags[i] |= DISAGREES
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -300,7 +241,7 @@ class Tally:
         TIMEOUT with no time."""
         best = Column(self.puzzles)
         columns = list(self.columns.values())
-        timeout = _CODE[Status.TIMEOUT]
+        timeout = CODE[Status.TIMEOUT]
         for i in range(self.puzzles):
             held: Column | None = None
             seen = False
@@ -310,7 +251,7 @@ class Tally:
                 seen = True
                 if (
                     column.finished(i)
-                    and not column.flags[i] & _BLAMED
+                    and not column.flags[i] & BLAMED
                     and (held is None or column.time[i] < held.time[i])
                 ):
                     held = column
@@ -344,7 +285,7 @@ class Tally:
         empty = Column(0)
         for name in names:
             column = columns.get(name, empty)
-            accs = [_Acc() for _ in range(groups + 1)]
+            accs = [Acc() for _ in range(groups + 1)]
             ratio_base = None if name == baseline else base
             for i in range(len(column.status)):
                 if column.status[i] == NO_PAIR:
@@ -363,63 +304,3 @@ class Tally:
             name: tuple(split[code]) for name, code in self.collection_names.items() if groups
         }
         return tuple(whole), collections
-
-
-class _Acc:
-    """One backend's numbers over a set of puzzles, gathered in input order (in arrays: 8 bytes
-    a number, where a list of floats takes 32)."""
-
-    def __init__(self) -> None:
-        self.pairs = 0
-        self.by_status = [0] * len(_STATUSES)
-        self.wrong = 0
-        self.disagree = 0
-        self.times = array("d")
-        self.effort_kind = -1  # the first effort measure met; only its values are kept
-        self.efforts = array("d")
-        self.spreads = array("d")
-        self.logs = array("d")
-
-    def add(self, column: Column, base: Column | None, i: int) -> None:
-        self.pairs += 1
-        self.by_status[column.status[i]] += 1
-        flags = column.flags[i]
-        self.wrong += bool(flags & _BLAMED)
-        self.disagree += bool(flags & _DISAGREES)
-        if not column.finished(i):
-            return
-        time = column.time[i]
-        self.times.append(time)
-        if (kind := column.effort_kind[i]) >= 0:
-            if self.effort_kind < 0:
-                self.effort_kind = kind
-            if kind == self.effort_kind:
-                self.efforts.append(column.effort[i])
-        if column.spread is not None and not math.isnan(spread := column.spread[i]):
-            self.spreads.append(spread)
-        if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
-            self.logs.append(math.log(time / base.time[i]))
-
-    def summary(
-        self, name: str, version: str | None, with_ratio: bool, penalty: float
-    ) -> BackendSummary:
-        ratio: Ratio | None = log_ratio(self.logs) if with_ratio else None
-        unfinished = self.pairs - len(self.times)
-        effort_name = EFFORT_KEYS[self.effort_kind] if self.effort_kind >= 0 else None
-        return BackendSummary(
-            backend=name,
-            version=version,
-            puzzles=self.pairs,
-            solved=self.by_status[_CODE[Status.SOLVED]],
-            unsatisfiable=self.by_status[_CODE[Status.UNSATISFIABLE]],
-            timeout=self.by_status[_CODE[Status.TIMEOUT]],
-            error=self.by_status[_CODE[Status.ERROR]],
-            wrong=self.wrong,
-            disagree=self.disagree,
-            times=time_summary(self.times, effort_name, self.efforts, self.spreads),
-            ratio=ratio,
-            # `stats.par_score`: statistics.fmean is fsum / n, which no order changes
-            par_s=math.fsum(chain(self.times, repeat(penalty, unfinished))) / self.pairs
-            if self.pairs
-            else None,
-        )

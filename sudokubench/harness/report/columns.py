@@ -1,0 +1,149 @@
+"""The compact columns a `Tally` (`report/tally.py`) keeps: `Column`, one backend's (puzzle,
+backend) pairs as numbers in arrays (an entry per puzzle of the run, in input order: status
+code, median time, spread of the repeats, effort, flags), and `Acc`, which gathers one
+backend's statistics over a set of puzzles from its column, as `stats.summarize_times`,
+`geometric_ratio` and `par_score` compute them over `Pair`s, in the same order (so the numbers
+are the same to the last bit).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterator
+from itertools import chain, repeat
+
+from sudokubench.backend import Status
+from sudokubench.harness.report.summary import BackendSummary
+from sudokubench.harness.stats import (
+    EFFORT_KEYS,
+    FINISHED,
+    Pair,
+    Ratio,
+    log_ratio,
+    time_summary,
+)
+
+__all__ = ["BLAMED", "CODE", "DISAGREES", "NO_PAIR", "STATUSES", "Acc", "Column"]
+
+#: The status code of a puzzle a backend has no measured sample of.
+NO_PAIR = -1
+STATUSES = tuple(Status)
+CODE = {s: i for i, s in enumerate(STATUSES)}
+_FINISHED = frozenset(CODE[s] for s in FINISHED)
+_EFFORT = {name: i for i, name in enumerate(EFFORT_KEYS)}
+BLAMED, DISAGREES = 1, 2
+_NAN = float("nan")
+
+
+class Column:
+    """One backend's (puzzle, backend) pairs: an entry per puzzle of the run, in input order."""
+
+    __slots__ = ("effort", "effort_kind", "flags", "spread", "status", "time")
+
+    def __init__(self, n: int) -> None:
+        self.status = array("b", [NO_PAIR]) * n
+        self.time = array("d", [_NAN]) * n
+        self.spread: array[float] | None = None  # made when a pair has repeats
+        self.effort = array("d", [_NAN]) * n
+        self.effort_kind = array("b", [-1]) * n
+        self.flags = array("b", [0]) * n
+
+    def put(self, i: int, pair: Pair) -> None:
+        """Record the pair of the i-th puzzle."""
+        self.status[i] = CODE[pair.status]
+        if pair.times:
+            self.time[i] = pair.time
+            if (spread := pair.spread) is not None:
+                if self.spread is None:
+                    self.spread = array("d", [_NAN]) * len(self.status)
+                self.spread[i] = spread
+        self.put_effort(i, pair.effort)
+
+    def put_effort(self, i: int, effort: tuple[str, float] | None) -> None:
+        """Record the effort (`stats.effort_of`) of the i-th puzzle's pair, if any."""
+        if effort is not None:
+            self.effort_kind[i] = _EFFORT.get(effort[0], -1)
+            self.effort[i] = effort[1]
+
+    def has(self, i: int) -> bool:
+        """Whether the i-th puzzle has a pair."""
+        return self.status[i] != NO_PAIR
+
+    def finished(self, i: int) -> bool:
+        """`Pair.finished` of the i-th puzzle's pair."""
+        return self.status[i] in _FINISHED and not math.isnan(self.time[i])
+
+    def pair(self, i: int, puzzle_id: str, backend: str) -> Pair:
+        """The i-th puzzle's pair as a `Pair` (one time: the median of its samples)."""
+        kind = self.effort_kind[i]
+        effort = None if kind < 0 else (EFFORT_KEYS[kind], self.effort[i])
+        time = self.time[i]
+        times = () if math.isnan(time) else (time,)
+        return Pair(puzzle_id, backend, STATUSES[self.status[i]], times, effort)
+
+    def finished_times(self) -> Iterator[tuple[int, float]]:
+        """(index, time) of every finished pair, in input order."""
+        for i, code in enumerate(self.status):
+            if code in _FINISHED and not math.isnan(t := self.time[i]):
+                yield i, t
+
+
+class Acc:
+    """One backend's numbers over a set of puzzles, gathered in input order (in arrays: 8 bytes
+    a number, where a list of floats takes 32)."""
+
+    def __init__(self) -> None:
+        self.pairs = 0
+        self.by_status = [0] * len(STATUSES)
+        self.wrong = 0
+        self.disagree = 0
+        self.times = array("d")
+        self.effort_kind = -1  # the first effort measure met; only its values are kept
+        self.efforts = array("d")
+        self.spreads = array("d")
+        self.logs = array("d")
+
+    def add(self, column: Column, base: Column | None, i: int) -> None:
+        self.pairs += 1
+        self.by_status[column.status[i]] += 1
+        flags = column.flags[i]
+        self.wrong += bool(flags & BLAMED)
+        self.disagree += bool(flags & DISAGREES)
+        if not column.finished(i):
+            return
+        time = column.time[i]
+        self.times.append(time)
+        if (kind := column.effort_kind[i]) >= 0:
+            if self.effort_kind < 0:
+                self.effort_kind = kind
+            if kind == self.effort_kind:
+                self.efforts.append(column.effort[i])
+        if column.spread is not None and not math.isnan(spread := column.spread[i]):
+            self.spreads.append(spread)
+        if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
+            self.logs.append(math.log(time / base.time[i]))
+
+    def summary(
+        self, name: str, version: str | None, with_ratio: bool, penalty: float
+    ) -> BackendSummary:
+        ratio: Ratio | None = log_ratio(self.logs) if with_ratio else None
+        unfinished = self.pairs - len(self.times)
+        effort_name = EFFORT_KEYS[self.effort_kind] if self.effort_kind >= 0 else None
+        return BackendSummary(
+            backend=name,
+            version=version,
+            puzzles=self.pairs,
+            solved=self.by_status[CODE[Status.SOLVED]],
+            unsatisfiable=self.by_status[CODE[Status.UNSATISFIABLE]],
+            timeout=self.by_status[CODE[Status.TIMEOUT]],
+            error=self.by_status[CODE[Status.ERROR]],
+            wrong=self.wrong,
+            disagree=self.disagree,
+            times=time_summary(self.times, effort_name, self.efforts, self.spreads),
+            ratio=ratio,
+            # `stats.par_score`: statistics.fmean is fsum / n, which no order changes
+            par_s=math.fsum(chain(self.times, repeat(penalty, unfinished))) / self.pairs
+            if self.pairs
+            else None,
+        )
