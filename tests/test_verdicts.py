@@ -182,7 +182,8 @@ def test_the_run_records_load_cpu_frequency_and_cpu_time(tmp_path, puzzles):
 @pytest.mark.slow
 def test_a_high_load_warning_appears_under_synthetic_load(tmp_path, puzzles):
     """Busy processes raise the 1-minute load above the cores left free; then the warning must
-    appear at the start (stderr) and in the report. The busy processes are stopped after."""
+    appear with the first outcome (stderr) and in the report. The busy processes are stopped
+    after."""
     import time
 
     cores = os.cpu_count() or 1

@@ -65,19 +65,21 @@ class _Reporter:
         self.jobs = jobs
         self.ticker: Ticker | None = None
         self.last = 0.0
+        self.warning: str | None = None  # the load warning, once the run has started
 
     def start(self, run_id: int, total: int, done: int) -> None:
         self.ticker = Ticker(f"run {run_id}", total - done, quiet=self.quiet)
-        if self.quiet:
-            return
-        if loaded := load_warning(load_average(), os.cpu_count(), self.jobs):
-            print(f"warning: {loaded}", file=sys.stderr, flush=True)
+        if not self.quiet:  # said with the first outcome: bad input stays one error line
+            self.warning = load_warning(load_average(), os.cpu_count(), self.jobs)
 
     @staticmethod
     def _counts(p: Progress) -> str:
         return f"timeouts {p.timeouts} errors {p.errors} wrong {p.wrong} disagree {p.disagreements}"
 
     def update(self, p: Progress) -> None:
+        if self.warning:
+            print(f"warning: {self.warning}", file=sys.stderr, flush=True)
+            self.warning = None
         if self.ticker is None or not self.ticker.shown:
             return
         now = time.monotonic()
