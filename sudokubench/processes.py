@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterable
 
 __all__ = [
@@ -69,11 +70,15 @@ def children(pid: int | str = "self") -> list[int]:
     by default. Empty where /proc cannot tell (another system, or the process is gone)."""
     pids: list[int] = []
     try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    for tid in threads:  # a thread that ends meanwhile takes only its own list away
+        try:
             with open(f"/proc/{pid}/task/{tid}/children") as file:
                 pids.extend(int(child) for child in file.read().split())
-    except (OSError, ValueError):
-        return []
+        except (OSError, ValueError):
+            continue
     return pids
 
 
@@ -95,6 +100,11 @@ def kill_tree(pid: int) -> int:
         for child in found:
             _kill(child)
         killed |= found
+    # A SIGKILL takes effect when its process next runs: on a busy machine that can be later
+    # than our return. Wait (briefly) until each is dead, so the caller can count on it.
+    deadline = time.monotonic() + 2.0
+    while any(not _zombie(child) for child in killed) and time.monotonic() < deadline:
+        time.sleep(0.01)
     return len(killed)
 
 

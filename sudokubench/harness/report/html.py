@@ -23,6 +23,7 @@ markup from data). A script error is written into the page (`#errors`).
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import json
@@ -80,17 +81,12 @@ LEGEND: dict[str, str] = {
 }
 
 
+@functools.cache
 def _asset(name: str) -> str:
-    """A file shipped beside this module (the page's style and script, kept as real CSS and
-    JavaScript files rather than strings in Python)."""
+    """A file shipped beside this module: the page's style (`page.css`) and script
+    (`page.js`), kept as real CSS and JavaScript files rather than strings in Python and
+    inlined into every page (one self-contained file); read when a page is first written."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-#: The page's style and script, inlined into every page (one self-contained file).
-_CSS = _asset("page.css")
-
-
-_SCRIPT = _asset("page.js")
 
 
 #: Puzzles the puzzles table shows at most (the rest through its filter / "problems only").
@@ -316,7 +312,8 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>sudokubench run {report.run.id}</title><style>{_CSS}</style></head><body>",
+        f"<title>sudokubench run {report.run.id}</title>",
+        f"<style>{_asset('page.css')}</style></head><body>",
         "<nav><a href='#top'>Summary</a>",
         "<a href='#collections'>Collections</a>" if report.collections else "",
         "<a href='#problems'>Problems</a>" if report.problems else "",
@@ -356,4 +353,4 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
     ]
     out.write("".join(parts))
     _write_page_data(report, out)
-    out.write(f"</script><script>{_SCRIPT}</script></body></html>")
+    out.write(f"</script><script>{_asset('page.js')}</script></body></html>")
