@@ -76,6 +76,26 @@ def test_the_local_pool_takes_tasks_a_window_at_a_time() -> None:
     assert 300 < taken <= 300 + WINDOW + 2 * DEFAULT_BATCH_SIZE
 
 
+def test_tasks_put_back_after_a_crash_do_not_stop_the_window(monkeypatch) -> None:
+    # A dead worker's tasks in flight go back to the queue, over the window: the pool must
+    # still take every task after them (it once took that for the end of the plan).
+    from sudokubench.harness.pool import local
+
+    monkeypatch.setattr(local, "WINDOW", 4)
+    four = "1.3..2.4...3.4.1"  # a 4x4 puzzle: the plug-in's worker dies on it
+    puzzles = [TELEGRAM] * 3 + [four] + [TELEGRAM] * 56
+    tasks = [
+        Task(i, f"p:{i}", p, None, "fake_backends:DieOn4x4", 1, 10.0, 0)
+        for i, p in enumerate(puzzles)
+    ]
+    with LocalPool(jobs=1, batch_size=4, warm_up=False) as pool:  # a window of 16 tasks
+        outcomes = list(pool.run(iter(tasks)))
+    assert sorted(o.task.task_id for o in outcomes) == list(range(len(tasks)))
+    died = [o for o in outcomes if o.task.task_id == 3]
+    assert died[0].status == "error" and "worker died" in died[0].message
+    assert all(o.count == 1 for o in outcomes if o.task.task_id != 3)
+
+
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("small")

@@ -285,10 +285,13 @@ class LocalPool:
         window = max(WINDOW, 4 * self.jobs * self.batch_size)
 
         def take() -> bool:
-            """Queue tasks up to `window`; False once `tasks` is exhausted."""
+            """Queue tasks up to `window`; False once `tasks` is exhausted. (Tasks put back
+            after a kill or a crash can leave the queues over the window: then none is taken.)"""
             wanted = window - sum(len(q) for q in queues.values())
+            if wanted <= 0:
+                return True
             taken = 0
-            for task in itertools.islice(source, max(wanted, 0)):
+            for task in itertools.islice(source, wanted):
                 taken += 1
                 lane = lanes.get(task.backend, "")
                 if lane == "":
