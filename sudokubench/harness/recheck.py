@@ -1,7 +1,7 @@
 """Stored answers checked again when they are read back: a database is a file anyone can edit,
 so `report` and `--resume` never trust the `valid`, `problem` and `verdict` stored with a
 task; they re-derive them from the stored answer and puzzle with the same check `compare`
-made (`verify.check_answer`).
+made (`verify.check_result`).
 
 `checked_puzzles` reads a run back puzzle by puzzle, in input order, each puzzle with its
 stored rows checked again: the one ordered, streaming read that `report` and the report's
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from sudokubench.errors import StoreError
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import check_answer, puzzle_grid
+from sudokubench.harness.verify import check_result, puzzle_grid
 
 __all__ = ["checked_puzzles", "rechecked"]
 
@@ -36,15 +36,7 @@ def rechecked(
         try:
             if grid is None:
                 grid = puzzle_grid(puzzle)
-            voice = check_answer(
-                row.backend,
-                grid,
-                status=row.status,
-                count=row.count,
-                exhaustive=row.exhaustive,
-                solutions=row.solutions,
-                limit=row.limit,
-            )
+            voice = check_result(row.backend, grid, row, row.limit)
         except (ValueError, TypeError) as exc:
             raise StoreError(
                 f"{where} is damaged: task {row.task_id} cannot be checked: {str(exc)[:100]}"

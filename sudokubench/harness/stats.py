@@ -28,6 +28,7 @@ repeats above 0.2), timeouts, and `--jobs` above 1 (the workers share the CPU).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import statistics
 from array import array
@@ -236,13 +237,14 @@ def log_ratio(logs: Sequence[float]) -> Ratio | None:
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), len(logs))
 
 
-def par_score(pairs: Sequence[Pair], timeout: float, factor: float = 2.0) -> float | None:
-    """Penalized average runtime: the mean of each pair's time when it finished within the
-    limit, else `factor` x `timeout`; None for no pairs."""
+def par_score(finished: Sequence[float], unfinished: int, penalty: float) -> float | None:
+    """Penalized average runtime over a backend's pairs: the mean of the times of those that
+    finished within the limit and `penalty` (k x the limit) for each of the `unfinished`
+    others; None for no pairs. (`math.fsum`: the same to the last bit in any order.)"""
+    pairs = len(finished) + unfinished
     if not pairs:
         return None
-    penalty = factor * timeout
-    return statistics.fmean(p.time if p.finished else penalty for p in pairs)
+    return math.fsum(itertools.chain(finished, itertools.repeat(penalty, unfinished))) / pairs
 
 
 def warnings_for(backend: str, summary: TimeSummary, *, timeouts: int) -> list[str]:

@@ -1,9 +1,9 @@
 """The compact columns a `Tally` (`report/tally.py`) keeps: `Column`, one backend's (puzzle,
 backend) pairs as numbers in arrays (an entry per puzzle of the run, in input order: status
 code, median time, spread of the repeats, effort, flags), and `Acc`, which gathers one
-backend's statistics over a set of puzzles from its column, as `stats.summarize_times`,
-`geometric_ratio` and `par_score` compute them over `Pair`s, in the same order (so the numbers
-are the same to the last bit).
+backend's statistics over a set of puzzles from its column, as `stats.summarize_times` and
+`geometric_ratio` compute them over `Pair`s, in the same order (so the numbers are the same to
+the last bit), and its PAR score with `stats.par_score`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterator
-from itertools import chain, repeat
 
 from sudokubench.backend import Status
 from sudokubench.harness.report.summary import BackendSummary
@@ -21,6 +20,7 @@ from sudokubench.harness.stats import (
     Pair,
     Ratio,
     log_ratio,
+    par_score,
     time_summary,
 )
 
@@ -142,8 +142,5 @@ class Acc:
             disagree=self.disagree,
             times=time_summary(self.times, effort_name, self.efforts, self.spreads),
             ratio=ratio,
-            # `stats.par_score`: statistics.fmean is fsum / n, which no order changes
-            par_s=math.fsum(chain(self.times, repeat(penalty, unfinished))) / self.pairs
-            if self.pairs
-            else None,
+            par_s=par_score(self.times, unfinished, penalty),
         )

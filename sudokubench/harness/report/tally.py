@@ -15,8 +15,8 @@ does not grow with the tasks' rows.
 
 `compare` feeds it as each puzzle's last task comes in (in any order: an entry is written at
 the puzzle's index), `report` from an ordered read of the database; both make the same report
-(`Tally.summaries` computes what `stats.summarize_times`, `geometric_ratio` and `par_score`
-compute over `Pair`s, in the same order, so the numbers are the same to the last bit).
+(`Tally.summaries` computes what `stats.summarize_times` and `geometric_ratio` compute over
+`Pair`s, in the same order, so the numbers are the same to the last bit).
 """
 
 from __future__ import annotations
