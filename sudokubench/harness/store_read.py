@@ -47,13 +47,14 @@ def _no_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
-def _solutions(text: object, what: str) -> tuple[str, ...]:
+def _solutions(text: object, task_id: object) -> tuple[str, ...]:
     """A stored list of solution lines; the common form (lines of letters and digits, as
     `store._solutions_json` writes them) read without the JSON parser."""
     if isinstance(text, str) and text.startswith('["') and text.endswith('"]'):
         lines = text[2:-2].split('", "')
         if all(line.isalnum() and line.isascii() for line in lines):
             return tuple(lines)
+    what = f"task {task_id}"  # (only here: the common form above needs no message)
     solutions = _json(text, list, f"{what}: solutions")
     _want(all(isinstance(x, str) for x in solutions), f"{what}: a solution is not text")
     return tuple(solutions)
@@ -90,7 +91,7 @@ def task_from_sql(values: Sequence[Any]) -> TaskRow:
     row = TaskRow._make(values)
     if not _task_ok(row):  # (the messages are made only for a damaged row: reads are hot)
         _check_task(row)
-    solutions = _solutions(row.solutions, f"task {row.task_id}")
+    solutions = _solutions(row.solutions, row.task_id)
     try:
         stats = _DECODER.decode(row.stats)
         ok = type(stats) is dict and all(
