@@ -1,9 +1,12 @@
 """Helpers shared by `benchmarks/harness.py` and `benchmarks/pool.py`: CPU seconds of a process,
 and the side-by-side rounds with their table of medians.
 
-Every round runs each contender once, in the same order, so machine noise hits all of them;
-the medians over the rounds are what the scripts compare. CPU seconds (user + system, this
-process plus any workers) move far less with other load on the machine than wall time.
+Every round runs each contender once, so machine noise hits all of them, in turn forwards and
+backwards (A B C, C B A, ...) so a drift of the machine's speed does not favour one; the
+scripts compare the medians over the rounds, and the median of each round's own ratio (a
+pair measured seconds apart, which the machine's slow and fast spells affect least). CPU
+seconds (user + system, this process plus any workers) move far less with other load on the
+machine than wall time.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ class Rounds:
     def run(self, rounds: int) -> Rounds:
         """Run every contender once per round, printing each round's line."""
         for r in range(rounds):
-            for name, run in self.runs.items():
+            order = list(self.runs.items())
+            for name, run in order if r % 2 == 0 else reversed(order):
                 wall, cpu = run()
                 self.wall[name].append(wall)
                 self.cpu[name].append(cpu)
@@ -56,6 +60,11 @@ class Rounds:
     def median(self, name: str) -> float:
         """Median wall seconds of a contender."""
         return statistics.median(self.wall[name])
+
+    def paired(self, slow: str, fast: str) -> float:
+        """The median over the rounds of wall[slow] / wall[fast] within each round."""
+        pairs = zip(self.wall[slow], self.wall[fast], strict=True)
+        return statistics.median(a / b for a, b in pairs)
 
     def median_cpu(self, name: str) -> float:
         """Median CPU seconds of a contender."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from itertools import compress
 from operator import add, itemgetter
 from typing import NamedTuple
 
@@ -220,16 +219,21 @@ def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int,
 
 
 @cache
-def _lane_check(shape: Shape) -> tuple[int, tuple[int, int, int]]:
-    """For `_is_solution_fast` up to 16x16: the integer with a 1 in every byte of the grid,
-    and for rows, columns and boxes the integer whose byte k is N times the unit of cell k."""
+def _lane_check(shape: Shape) -> tuple[int, tuple[int, int, int], bytes]:
+    """For `_is_solution_fast` up to 16x16: the integer with a 1 in every byte of the grid;
+    for rows, columns and boxes the integer whose byte k is N times the unit of cell k; and
+    the bytes 0..cells-1, every key a valid grid holds."""
     n, cells = shape.n, shape.cells
     ones = int.from_bytes(bytes([1] * cells), "big")
     offsets = tuple(
         int.from_bytes(bytes(units[k] * n for k in range(cells)), "big")
         for units in zip(*shape.cell_units, strict=True)
     )
-    return ones, offsets  # type: ignore[return-value]
+    return ones, offsets, bytes(range(cells))  # type: ignore[return-value]
+
+
+#: `bytes.translate` table: 0 stays 0, any other byte becomes 255 (a mask of the givens).
+_GIVEN_MASK = bytes([0] + [255] * 255)
 
 
 def _is_solution_fast(solution: tuple[Digit, ...], puzzle: tuple[Digit, ...], shape: Shape) -> bool:
@@ -238,24 +242,29 @@ def _is_solution_fast(solution: tuple[Digit, ...], puzzle: tuple[Digit, ...], sh
 
     Up to 16x16, each kind of unit takes one big-integer addition: the grid's bytes minus 1
     (0..N-1 once it is complete) plus the bytes of N * unit give byte k the key
-    u * N + d - 1 of cell k, at most N * N - 1 <= 255, so no byte carries into the next, and the
-    N * N keys are all different exactly when no unit repeats a digit. Larger grids check the
-    keys u * N + d of every unit's cells in one set.
+    u * N + d - 1 of cell k, at most N * N - 1 <= 255, so no byte carries into the next; the
+    N * N keys are all different exactly when no unit repeats a digit, that is when they are
+    every byte 0..N*N-1 (deleting them from those bytes leaves nothing). Larger grids check
+    the keys u * N + d of every unit's cells in one set. The givens are kept when the
+    solution's bytes, masked where the puzzle has a given, equal the puzzle's.
     """
-    if 0 in solution:
+    line = bytes(solution)  # (a Grid's cells are 0..N, N <= 36)
+    if 0 in line:
         return False
     n, cells = shape.n, shape.cells
     if n <= 16:
-        ones, offsets = _lane_check(shape)
-        digits = int.from_bytes(bytes(solution), "big") - ones
+        ones, offsets, keys = _lane_check(shape)
+        digits = int.from_bytes(line, "big") - ones
         for offset in offsets:
-            if len(set((digits + offset).to_bytes(cells, "big"))) != cells:
+            if keys.translate(None, (digits + offset).to_bytes(cells, "big")):
                 return False
     else:
-        getter, keys = _unit_check(shape)
-        if len(set(map(add, keys, getter(solution)))) != len(keys):
+        getter, unit_keys = _unit_check(shape)
+        if len(set(map(add, unit_keys, getter(solution)))) != len(unit_keys):
             return False
-    return tuple(compress(solution, puzzle)) == tuple(compress(puzzle, puzzle))
+    givens = bytes(puzzle)
+    mask = int.from_bytes(givens.translate(_GIVEN_MASK), "big")
+    return int.from_bytes(line, "big") & mask == int.from_bytes(givens, "big")
 
 
 def solution_problem(solution: Grid, puzzle: Grid) -> str | None:

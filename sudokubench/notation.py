@@ -52,6 +52,8 @@ _DIGIT = {ch: 0 for ch in BLANKS} | {
 }
 #: `str.translate` table of `_DIGIT` over ASCII: chr(digit), chr(127) for any other character.
 _LINE_DIGITS = "".join(chr(_DIGIT.get(chr(i), 127)) for i in range(128))
+#: `_UP_TO[n]`: the bytes 0..n, which `bytes.translate` deletes to find any other in C.
+_UP_TO = [bytes(range(n + 1)) for n in range(127)]
 
 
 def is_separator(line: str) -> bool:
@@ -179,17 +181,17 @@ def _plain_line(text: str, shape: Shape | None) -> Cells | None:
     None for anything else, including a bad plain line: the general path explains the error.
     """
     try:  # every character to its digit in C: others become 127 or more, or fail to encode
-        values = tuple(text.translate(_LINE_DIGITS).encode("latin-1"))
+        raw = text.translate(_LINE_DIGITS).encode("latin-1")
     except UnicodeEncodeError:
         return None
     if shape is None:
         try:
-            shape = Shape.for_cells(len(values))
+            shape = Shape.for_cells(len(raw))
         except InvalidPuzzleError:
             return None
-    if len(values) != shape.cells or max(values, default=0) > shape.n:
-        return None
-    return shape, values  # ints from bytes: 0..N, as many as the shape has
+    if len(raw) != shape.cells or shape.n >= len(_UP_TO) or raw.translate(None, _UP_TO[shape.n]):
+        return None  # (a byte left after deleting 0..N is not a digit of this shape)
+    return shape, tuple(raw)  # ints from bytes: 0..N, as many as the shape has
 
 
 def parse_cells(text: str, shape: Shape | None = None, *, where: str = "") -> Cells:

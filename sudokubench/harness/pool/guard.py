@@ -109,6 +109,39 @@ def _stats(stats: object) -> dict[str, int | float]:
     return clean
 
 
+def _plain(outcome: Outcome) -> bool:
+    """Whether `sanitize` would give the outcome back as it is: every field already of its
+    exact built-in type and within its bounds."""
+    solutions, stats, problem = outcome.solutions, outcome.stats, outcome.problem
+    return (
+        type(outcome.status) is Status
+        and type(outcome.count) is int
+        and 0 <= outcome.count <= _MAX_COUNT
+        and type(outcome.exhaustive) is bool
+        and type(outcome.checked) is bool
+        and all(
+            type(t) is float and 0.0 <= t < math.inf
+            for t in (outcome.encode_s, outcome.solve_s, outcome.wall_s)
+        )
+        and type(solutions) is tuple
+        and len(solutions) <= max(outcome.task.limit, 0)
+        and all(type(s) is str and len(s) <= ANSWER_CHARS for s in solutions)
+        and type(stats) is dict
+        and len(stats) <= STATS_ENTRIES
+        and all(
+            type(k) is str
+            and len(k) <= STAT_KEY_CHARS
+            and (type(v) is int or (type(v) is float and math.isfinite(v)))
+            for k, v in stats.items()
+        )
+        and type(outcome.message) is str
+        and len(outcome.message) <= MESSAGE_CHARS
+        and type(outcome.verdict) is str
+        and len(outcome.verdict) <= 40
+        and (problem is None or (type(problem) is str and len(problem) <= MESSAGE_CHARS))
+    )
+
+
 def _malformed(outcome: Outcome) -> str | None:
     """Why the outcome's status, count, flag, times or solutions cannot be stored; None if they
     can."""
@@ -133,6 +166,8 @@ def _malformed(outcome: Outcome) -> str | None:
 def sanitize(outcome: Outcome) -> Outcome:
     """The outcome with plain, bounded, finite values; an ERROR saying why when a field cannot
     be made so (see the module docstring)."""
+    if _plain(outcome):  # the usual case: nothing to copy
+        return outcome
     task = outcome.task
     wall = _time(outcome.wall_s)
     why = _malformed(outcome)

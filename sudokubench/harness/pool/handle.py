@@ -92,6 +92,10 @@ class WorkerHandle:
         self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
         self.deadline = math.inf
         self.started = 0.0
+        #: Seconds per task lately (wall time between outcome messages over their tasks),
+        #: 0.0 until known: how long the tasks in flight will keep the worker busy (`ahead`).
+        self.pace = 0.0
+        self._heard = 0.0  # when the last outcomes came, 0.0 while the worker was idle
 
     def readable(self) -> bool:
         """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
@@ -111,7 +115,21 @@ class WorkerHandle:
         # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
         send(self.conn, [tuple(t) for t in batch])
         if idle:
-            self.arm(time.perf_counter(), grace)
+            now = time.perf_counter()
+            self._heard = now  # its pace counts from here
+            self.arm(now, grace)
+
+    def heard(self, now: float, outcomes: int) -> None:
+        """Note that `outcomes` outcomes came at `now`, to follow the worker's pace (an
+        average over the last few messages; only while it had work since the last one)."""
+        if self._heard and outcomes:
+            pace = (now - self._heard) / outcomes
+            self.pace = pace if not self.pace else 0.75 * self.pace + 0.25 * pace
+        self._heard = now if self.tasks else 0.0
+
+    def ahead(self) -> float:
+        """Seconds of work the worker has in flight at its pace (0.0 while unknown)."""
+        return self.pace * len(self.tasks)
 
     def arm(self, now: float, grace: Callable[[float], float]) -> None:
         """Start the clock of the task now at the head of the queue."""

@@ -92,10 +92,7 @@ def _outcome(task: Task, result: SolveResult, voice: Any, wall_s: float, cpu_s: 
         encode_s=result.encode_s,
         solve_s=result.solve_s,
         wall_s=wall_s,
-        stats={
-            **{k: v for k, v in result.stats.items() if isinstance(v, int | float)},
-            CPU_KEY: round(cpu_s, 6),
-        },
+        stats={**result.stats, CPU_KEY: round(cpu_s, 6)},  # (`sanitize` drops non-numbers)
         message=result.message,
         checked=True,
         verdict=str(voice.verdict),
