@@ -120,8 +120,9 @@ class WorkerHandle:
             self.arm(now, grace)
 
     def heard(self, now: float, outcomes: int) -> None:
-        """Note that `outcomes` outcomes came at `now`, to follow the worker's pace (an
-        average over the last few messages; only while it had work since the last one)."""
+        """Note that the parent's look at `now` found `outcomes` outcomes, to follow the
+        worker's pace: the time since the previous look over them, averaged over the last few
+        looks (a look counts only when the worker had tasks since the previous one)."""
         if self._heard and outcomes:
             pace = (now - self._heard) / outcomes
             self.pace = pace if not self.pace else 0.75 * self.pace + 0.25 * pace

@@ -344,21 +344,26 @@ class LocalPool:
         """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
         if not worker.tasks:
             return
+        done = 0  # outcomes in this look, which tells the worker's pace
         try:
             for message in worker.messages():
                 now = time.perf_counter()
                 if isinstance(message, tuple):  # ("ready", task_id): backend loaded, clock starts
                     worker.loaded.add(worker.tasks[0].backend)
                     worker.arm(now, self.grace)
-                    worker.heard(now, 0)
+                    worker.heard(now, 0)  # (the load is not part of the pace)
+                    done = 0
                     continue
                 for wire in message:  # outcomes, in task order
                     yield from_wire(worker.tasks.popleft(), wire)
                 worker.arm(now, self.grace)
-                worker.heard(now, len(message))
+                done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
                 yield self._died(worker, queue)
+            return
+        if done:
+            worker.heard(time.perf_counter(), done)
 
     def _requeue(self, worker: WorkerHandle, queue: deque[Task]) -> None:
         queue.extendleft(reversed(worker.tasks))
