@@ -106,6 +106,54 @@ def test_stats_are_bounded_and_finite(tmp_path: Path, puzzles: Path) -> None:
     assert len(clean.message) <= 1000
 
 
+class _Text(str):
+    """A str subclass, as a plug-in may return (it may not pickle in another process)."""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"exhaustive": 1},
+        {"count": True},
+        {"solutions": [TELEGRAM]},
+        {"solutions": (_Text(TELEGRAM),)},
+        {"solutions": ("9" * 5000,)},
+        {"wall_s": 1},
+        {"stats": {"big": 2**70, "ok": 3}},
+        {"stats": {"ok": 3, "n": float("nan")}},
+        {"message": _Text("m")},
+        {"problem": "p" * 5000},
+        {"verdict": _Text("=1")},
+    ],
+)
+def test_sanitize_gives_plain_values_and_keeps_a_plain_outcome_as_it_is(change: dict) -> None:
+    import pickle
+
+    from sudokubench.backend import Status
+    from sudokubench.harness.pool.guard import ANSWER_CHARS, sanitize
+    from sudokubench.harness.pool.task import Outcome, Task
+
+    task = Task(0, "p:1", TELEGRAM, None, "x:y", 2, 1.0, 0)
+    plain = Outcome(task, Status.SOLVED, 1, True, (TELEGRAM,), 0.0, 0.1, 0.2, {"ok": 3}, "")
+    outcome = plain._replace(**change)
+    clean = sanitize(outcome)
+    if not change:
+        assert clean is outcome  # nothing to copy
+    assert sanitize(clean) is clean  # what it gives back is plain
+    for value in (clean.message, clean.verdict, *clean.solutions):
+        assert type(value) is str
+    assert type(clean.count) is int and type(clean.exhaustive) is bool
+    assert type(clean.wall_s) is float
+    assert type(clean.solutions) is tuple and all(len(s) <= ANSWER_CHARS for s in clean.solutions)
+    if change == {"count": True}:  # not a count: the task is an ERROR that says why
+        assert clean.status is Status.ERROR and "count 'True' is not a count" in clean.message
+    else:
+        assert clean.status is Status.SOLVED and set(clean.stats) == {"ok"}
+    assert clean.problem is None or len(clean.problem) <= 1000
+    assert pickle.loads(pickle.dumps(clean)) == clean
+
+
 def test_a_resumed_run_without_puzzles_is_an_error(tmp_path: Path, puzzles: Path) -> None:
     db = tmp_path / "r.sqlite"
     assert cli("compare", str(puzzles), "--backends", "fast", "--db", str(db)).returncode == 0

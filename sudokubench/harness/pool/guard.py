@@ -131,7 +131,10 @@ def _plain(outcome: Outcome) -> bool:
         and all(
             type(k) is str
             and len(k) <= STAT_KEY_CHARS
-            and (type(v) is int or (type(v) is float and math.isfinite(v)))
+            and (
+                (type(v) is int and -_MAX_COUNT <= v <= _MAX_COUNT)
+                or (type(v) is float and math.isfinite(v))
+            )
             for k, v in stats.items()
         )
         and type(outcome.message) is str
@@ -168,46 +171,24 @@ def sanitize(outcome: Outcome) -> Outcome:
     be made so (see the module docstring)."""
     if _plain(outcome):  # the usual case: nothing to copy
         return outcome
-    task = outcome.task
     wall = _time(outcome.wall_s)
     why = _malformed(outcome)
-    solutions = outcome.solutions
     if why is not None:
-        return failed(task, Status.ERROR, f"the backend's result is malformed: {why}", wall or 0.0)
-    if not all(type(s) is str and len(s) <= ANSWER_CHARS for s in solutions):
-        solutions = tuple(plain_text(s, ANSWER_CHARS) for s in solutions)
-    elif type(solutions) is not tuple:
-        solutions = tuple(solutions)
-    stats = outcome.stats
-    if stats and not (
-        len(stats) <= STATS_ENTRIES
-        and all(
-            type(k) is str
-            and len(k) <= STAT_KEY_CHARS
-            and (type(v) is int or (type(v) is float and math.isfinite(v)))
-            for k, v in stats.items()
-        )
-    ):
-        stats = _stats(stats)
-    message = outcome.message
-    if type(message) is not str or len(message) > MESSAGE_CHARS:
-        message = plain_text(message)
-    verdict = outcome.verdict if type(outcome.verdict) is str else plain_text(outcome.verdict, 40)
+        message = f"the backend's result is malformed: {why}"
+        return failed(outcome.task, Status.ERROR, message, wall or 0.0)
     problem = outcome.problem
-    if problem is not None and (type(problem) is not str or len(problem) > MESSAGE_CHARS):
-        problem = plain_text(problem)
     return outcome._replace(
         count=int(outcome.count),
         exhaustive=bool(outcome.exhaustive),
-        solutions=solutions,
+        solutions=tuple(plain_text(s, ANSWER_CHARS) for s in outcome.solutions),
         encode_s=_time(outcome.encode_s),
         solve_s=_time(outcome.solve_s),
         wall_s=wall,
-        stats=stats,
-        message=message,
+        stats=_stats(outcome.stats),
+        message=plain_text(outcome.message),
         checked=bool(outcome.checked),
-        verdict=verdict[:40],
-        problem=problem,
+        verdict=plain_text(outcome.verdict, 40),
+        problem=None if problem is None else plain_text(problem),
     )
 
 
