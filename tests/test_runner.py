@@ -435,20 +435,20 @@ def test_workers_do_not_run_the_callers_unguarded_script(tmp_path, method):
 def test_the_parent_looks_less_often_while_the_worker_has_work_in_flight():
     """The pace the parent follows is the worker's real time per task, and the pause between
     its looks at the pipes grows to LONG_TICK only while the work in flight lasts longer."""
-    from sudokubench.harness.pool.local import LONG_TICK, TICK
+    from sudokubench.harness.pool.handle import LONG_TICK, TICK, pause
 
     tasks = [task(i, "norvig") for i in range(200)]  # about 5 ms each
     with LocalPool(jobs=1) as pool:
-        assert pool._pause() == TICK  # no worker yet
+        assert pause(pool._workers) == TICK  # no worker yet
         outcomes = pool.run(tasks)
         seen = [next(outcomes) for _ in range(60)]
         (worker,) = pool._workers
         solve = sum(o.wall_s for o in seen) / len(seen)
         assert solve <= worker.pace < solve + 0.05  # the solve plus the harness's share
         assert len(worker.tasks) * worker.pace >= 2 * LONG_TICK  # plenty in flight ...
-        assert pool._pause() == LONG_TICK  # ... so the parent sleeps longer
+        assert pause(pool._workers) == LONG_TICK  # ... so the parent sleeps longer
         seen += list(outcomes)
-        assert not worker.tasks and pool._pause() == TICK  # nothing in flight
+        assert not worker.tasks and pause(pool._workers) == TICK  # nothing in flight
     assert sorted(o.task.task_id for o in seen) == list(range(200))
     for outcome in seen:
         assert_solved_telegram(outcome)

@@ -5,7 +5,8 @@ hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps th
 flight in the order the worker runs them and the clock of the one at their head: its deadline
 is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
 before (`due` also looks at the worker's shared marker, so a later task with a shorter timeout
-is not overlooked behind held outcomes). `describe_exit` words how a dead worker ended.
+is not overlooked behind held outcomes), and its pace (`ahead`: the seconds of work in flight,
+which `pause` turns into the parent's sleep). `describe_exit` words how a dead worker ended.
 Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
@@ -19,7 +20,7 @@ import sys
 import time
 import types
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -29,11 +30,25 @@ from sudokubench.harness.pool.wire import receive, send
 from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
 from sudokubench.processes import kill_tree
 
-__all__ = ["LOAD_TIMEOUT", "WorkerHandle", "describe_exit", "main_hidden"]
+__all__ = [
+    "LOAD_TIMEOUT",
+    "LONG_TICK",
+    "TICK",
+    "WorkerHandle",
+    "describe_exit",
+    "main_hidden",
+    "pause",
+]
 
 #: Seconds a worker may take to start and load a backend before it counts as stuck
 #: (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60, read when sudokubench is imported).
 LOAD_TIMEOUT = load_timeout()
+
+#: Seconds the parent sleeps between looks at the workers' pipes: `TICK`, or up to `LONG_TICK`
+#: while every worker has twice that much work in flight at its pace (a wake-up costs the
+#: parent ~70 us of CPU time on a 2-core VM, and a worker its caches when they share cores).
+TICK = 0.005
+LONG_TICK = 0.025
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -48,6 +63,13 @@ def describe_exit(exitcode: int | None) -> str:
     if exitcode == LOST_PIPE:
         return f"exit {exitcode} (it lost its pipe to the harness)"
     return f"exit {exitcode}"
+
+
+def pause(workers: Iterable[WorkerHandle]) -> float:
+    """Seconds until the parent's next look at the pipes: half the work in flight of the
+    worker with the least (`WorkerHandle.ahead`), within `TICK`..`LONG_TICK`."""
+    ahead = min((w.ahead() for w in workers), default=0.0)
+    return min(LONG_TICK, max(TICK, ahead / 2))
 
 
 @contextlib.contextmanager

@@ -17,11 +17,9 @@ How `LocalPool` works:
   finish together. Outcomes come back as soon as they finish, those finishing within `HOLD`
   (4 ms) of each other in one message (a task that takes longer is sent on its own at once),
   so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25
-  milliseconds instead of blocking on them (a worker that writes to a pipe nobody is waiting
-  on is not switched out for the parent, which on a busy 2-core machine made each message cost
-  ~0.7 ms): every 5 ms while a worker could run short of tasks, less often while each has at
-  least twice the pause's worth in flight at its recent pace (each wake-up costs the parent
-  ~70 us of CPU time here, and a worker its caches when they share cores). Messages are
+  ms (`handle.pause`: longer while every worker has plenty in flight) instead of blocking on them (a
+  worker that writes to a pipe nobody is waiting on is not switched out for the parent, which
+  on a busy 2-core machine made each message cost ~0.7 ms). Messages are
   `Connection.send`/`recv` pickles (`pool/wire.py`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
@@ -87,7 +85,7 @@ from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.pool.guard import trusted
-from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit
+from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import from_wire
@@ -109,11 +107,6 @@ WORKER_MODULES = (
 )
 #: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
 WINDOW = 4096
-#: Seconds the parent sleeps between looks at the workers' pipes: `TICK`, or up to `LONG_TICK`
-#: while every worker has twice that much work in flight at its pace (fewer wake-ups, which
-#: cost the parent CPU time and the workers' caches on a machine with as many cores as jobs).
-TICK = 0.005
-LONG_TICK = 0.025
 
 
 def _modules(backends: Iterable[str]) -> list[str]:
@@ -328,17 +321,11 @@ class LocalPool:
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
-                time.sleep(max(0.0, min(self._pause(), deadline - time.perf_counter())))
+                time.sleep(max(0.0, min(pause(self._workers), deadline - time.perf_counter())))
         finally:  # abandoned mid-run (an error, Ctrl-C, close()): in-flight answers are stale
             for worker in [w for w in self._workers if w.tasks]:
                 worker.kill()
                 self._workers.remove(worker)
-
-    def _pause(self) -> float:
-        """Seconds until the next look at the pipes: half the work in flight of the worker
-        with the least, within `TICK`..`LONG_TICK`."""
-        ahead = min((w.ahead() for w in self._workers), default=0.0)
-        return min(LONG_TICK, max(TICK, ahead / 2))
 
     def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[Outcome]:
         """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
