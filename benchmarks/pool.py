@@ -3,6 +3,7 @@
     python benchmarks/pool.py                        # 2,000 puzzles of 17clue, fast, 3 rounds
     python benchmarks/pool.py --count 500 --backend backtracking --rounds 1
     python benchmarks/pool.py --startup              # worker start-up: fork server vs spawn
+    python benchmarks/pool.py --paired --count 12000 # a worker's CPU per task / the direct loop's
 
 This isolates the executor (worker start-up, batches over pipes, one message back per task,
 deadline bookkeeping): no checking, no storage, no report. `benchmarks/harness.py` measures the
@@ -77,6 +78,39 @@ def startup(rounds: int) -> None:
         )
 
 
+def paired(backend_name: str, tasks: list[Task], chunk: int) -> None:
+    """Print a worker's CPU time per task over the direct loop's, paired chunk by chunk.
+
+    One worker stays up (started and warmed up first); chunks of `chunk` puzzles go in turn
+    through the direct loop here and through the worker (its CPU seconds read from /proc), so
+    each ratio compares two runs a second apart, which the machine's slow and fast spells
+    (common on shared machines, lasting seconds) affect alike. What the ratio counts is what a
+    worker does besides the solve: reading the task, timing the call, checking the answer
+    (`is_solution`), making the outcome safe to send, and sending it.
+    """
+    backend = get_backend(backend_name)
+    ratios = []
+    with LocalPool(jobs=1, preload=(backend_name,)) as pool:
+        list(pool.run(tasks[:1]))  # start and warm up
+        (worker,) = pool._workers
+        for start in range(1, len(tasks) - chunk + 1, chunk):
+            part = tasks[start : start + chunk]
+            cpu = time.process_time()
+            for task in part:
+                backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
+            direct_cpu = time.process_time() - cpu
+            before = process_cpu(worker.process.pid)
+            statuses = {o.status for o in pool.run(part)}
+            assert statuses == {"solved"}, statuses
+            ratios.append((process_cpu(worker.process.pid) - before) / direct_cpu)
+    ratios.sort()
+    print(
+        f"{len(ratios)} chunks of {chunk}: worker CPU / direct CPU per chunk, median "
+        f"{statistics.median(ratios):.3f} (middle half {ratios[len(ratios) // 4]:.3f}-"
+        f"{ratios[(3 * len(ratios)) // 4]:.3f})"
+    )
+
+
 def main() -> None:
     """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,6 +121,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
     parser.add_argument("--startup", action="store_true", help="measure worker start-up only")
+    parser.add_argument(
+        "--paired", action="store_true", help="a worker's CPU per task / the direct loop's"
+    )
+    parser.add_argument("--chunk", type=int, default=600, help="puzzles per chunk (--paired)")
     opts = parser.parse_args()
     if opts.startup:
         startup(max(opts.rounds, 5))
@@ -99,6 +137,10 @@ def main() -> None:
         for k, p in enumerate(puzzles)
     ]
     n = len(puzzles)
+    if opts.paired:
+        print(f"{n} puzzles of 17clue, backend {opts.backend}, load average {load_average()}")
+        paired(opts.backend, tasks, opts.chunk)
+        return
     print(
         f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
         f"batch {opts.batch_size}, {opts.rounds} rounds, {os.cpu_count()} CPUs, "
