@@ -31,6 +31,9 @@ from sudokubench.formats import collection_path, parse_grid, read_puzzles
 from sudokubench.harness.pool import DEFAULT_BATCH_SIZE, LocalPool, Task
 from sudokubench.solvers import get_backend
 
+#: CPU seconds of the parent (this process: dispatching, polling, receiving) by --jobs.
+PARENT_CPU: dict[int, list[float]] = {}
+
 
 def direct(
     backend_name: str, puzzles: list[str], limit: int, timeout: float
@@ -49,10 +52,12 @@ def pooled(tasks: list[Task], jobs: int, batch_size: int) -> tuple[float, float]
     with LocalPool(jobs=jobs, batch_size=batch_size) as pool:
         statuses = [o.status for o in pool.run(tasks)]
         elapsed = time.perf_counter() - start
+        parent = time.process_time() - cpu
         workers = sum(process_cpu(w.process.pid) for w in pool._workers)
     # answers are checked elsewhere (compare); here only that every task ran to an answer
     assert len(statuses) == len(tasks) and not {"error", "timeout"} & set(statuses)
-    return elapsed, time.process_time() - cpu + workers
+    PARENT_CPU.setdefault(jobs, []).append(parent)
+    return elapsed, parent + workers
 
 
 def startup(rounds: int) -> None:
@@ -163,6 +168,11 @@ def main() -> None:
     print(
         f"jobs 1 CPU / direct CPU: {cpu_jobs1 / cpu_direct:.2f} "
         f"({extra:.0f} us of CPU per task for the pool)"
+    )
+    parent = {j: statistics.median(v) / n * 1e6 for j, v in sorted(PARENT_CPU.items())}
+    print(
+        "of which the parent: "
+        + ", ".join(f"jobs {j} {us:.1f} us per task" for j, us in parent.items())
     )
 
 
