@@ -1,6 +1,6 @@
 """Harness throughput: the backend called directly in a loop vs `compare --jobs 1` and `--jobs 2`.
 
-    python benchmarks/harness.py                 # all 49,158 puzzles of 17clue, 3 rounds (3 min)
+    python benchmarks/harness.py                 # all 49,158 puzzles of 17clue, 3 rounds (~5 min)
     python benchmarks/harness.py --count 5000 --rounds 5     # a quicker look
     python benchmarks/harness.py --count 1000 --rounds 1 --backend dlx
 
