@@ -115,8 +115,6 @@ def _count(text: str, prefix: str) -> int:
 
 def parse_record(text: str, shape: Shape | None = None, *, where: str = "") -> PuzzleRecord:
     """Read an annotated line `puzzle[:count[:solution]]` as a record with id `where`."""
-    if ":" not in text:  # a puzzle alone (or a JSON list of rows): the usual line
-        return PuzzleRecord(where, Grid.parse(text, shape, where=where))
     prefix = f"{where}: " if where else ""
     if text.lstrip()[:1] in ("{", "["):  # JSON (`{"puzzle": "..."}` has colons of its own)
         return PuzzleRecord(where, parse_grid(text, shape, where=where))

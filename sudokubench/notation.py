@@ -52,8 +52,9 @@ _DIGIT = {ch: 0 for ch in BLANKS} | {
 }
 #: `str.translate` table of `_DIGIT` over ASCII: chr(digit), chr(127) for any other character.
 _LINE_DIGITS = "".join(chr(_DIGIT.get(chr(i), 127)) for i in range(128))
-#: `_UP_TO[n]`: the bytes 0..n, which `bytes.translate` deletes to find any other in C.
-_UP_TO = [bytes(range(n + 1)) for n in range(127)]
+#: `_UP_TO[n]`: the bytes 0..n, which `bytes.translate` deletes to find any other in C (a
+#: shape has at most `len(SYMBOLS)` symbols).
+_UP_TO = [bytes(range(n + 1)) for n in range(len(SYMBOLS) + 1)]
 
 
 def is_separator(line: str) -> bool:
@@ -189,7 +190,7 @@ def _plain_line(text: str, shape: Shape | None) -> Cells | None:
             shape = Shape.for_cells(len(raw))
         except InvalidPuzzleError:
             return None
-    if len(raw) != shape.cells or shape.n >= len(_UP_TO) or raw.translate(None, _UP_TO[shape.n]):
+    if len(raw) != shape.cells or raw.translate(None, _UP_TO[shape.n]):
         return None  # (a byte left after deleting 0..N is not a digit of this shape)
     return shape, tuple(raw)  # ints from bytes: 0..N, as many as the shape has
 

@@ -16,10 +16,10 @@ How `LocalPool` works:
   in flight so it never waits for the next. Batches shrink as the queue drains so the workers
   finish together. Outcomes come back as soon as they finish, those finishing within `HOLD`
   (4 ms) of each other in one message (a task that takes longer is sent on its own at once),
-  so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25
-  ms (`handle.pause`: longer while every worker has plenty in flight) instead of blocking on them (a
-  worker that writes to a pipe nobody is waiting on is not switched out for the parent, which
-  on a busy 2-core machine made each message cost ~0.7 ms). Messages are
+  so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25 ms
+  (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
+  them (a worker that writes to a pipe nobody is waiting on is not switched out for the
+  parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
   `Connection.send`/`recv` pickles (`pool/wire.py`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
