@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from support import MULTIPLE, TELEGRAM, cli, stored
 
+from sudokubench.errors import InputError
+from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.report import build_report
 from sudokubench.harness.store import Store
@@ -351,3 +353,92 @@ def test_the_showcase_over_every_backend_agrees(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     data = json.loads(done.stdout)
     assert data["ok"] and len(data["summary"]) >= 5
+
+
+# -- the start: the first puzzles run while the rest of the input is read and stored --------------
+
+
+class _Watching:
+    """A LocalPool that notes, at each task it takes, whether the run is stored yet, and can
+    stop with a Ctrl-C at its first outcome."""
+
+    def __init__(self, db: Path, interrupt: bool = False) -> None:
+        from sudokubench.harness.pool import LocalPool
+
+        self.pool = LocalPool(jobs=1, preload=("fast",))
+        self.db = db
+        self.interrupt = interrupt
+        self.stored_at_first_task: int | None = None
+        self.outcomes = 0
+
+    def prepare(self, backends):
+        return self.pool.prepare(backends)
+
+    def run(self, tasks):
+        def watched():
+            for task in tasks:
+                if self.stored_at_first_task is None:
+                    self.stored_at_first_task = stored_puzzles(self.db)
+                yield task
+
+        for outcome in self.pool.run(watched()):
+            self.outcomes += 1
+            if self.interrupt:
+                raise KeyboardInterrupt
+            yield outcome
+
+    def close(self):
+        self.pool.close()
+
+
+def stored_puzzles(db: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:  # (a reader sees only what is committed)
+        return conn.execute("SELECT COUNT(*) FROM puzzles").fetchone()[0]
+
+
+def test_the_first_tasks_run_before_the_input_is_all_stored_and_a_run_is_whole(tmp_path):
+    db = tmp_path / "r.sqlite"
+    args = CompareArgs(files=("17clue:1-6000",), backends=("fast",), jobs=1)
+    executor = _Watching(db)
+    try:
+        report = compare(args, db=db, executor=executor)
+    finally:
+        executor.close()
+    assert executor.stored_at_first_task == 0  # solving started while the input was read
+    assert report.ok and len(report.tasks) == 6000
+    with Store(db, create=False) as store:
+        assert store.puzzle_count(1) == 6000
+        rows = list(store.tasks(1))
+    assert [r.task_id for r in rows] == list(range(6000))  # none lost, none twice
+    assert all(r.valid and r.count == 1 for r in rows)
+
+
+def test_bad_input_found_after_the_first_tasks_ran_stores_nothing(tmp_path):
+    lines = [str(r.puzzle) for r in read_puzzles(collection_path("17clue"))][:20000]
+    puzzles = write(tmp_path / "p.txt", [*lines, TELEGRAM[:80] + "A"])
+    db = tmp_path / "r.sqlite"
+    executor = _Watching(db)
+    args = CompareArgs(files=(str(puzzles),), backends=("fast",), jobs=1)
+    try:
+        bad = r"p\.txt:20001: column 81 \(r9c9\): unexpected character 'A'"
+        with pytest.raises(InputError, match=bad):
+            compare(args, db=db, executor=executor)
+    finally:
+        executor.close()
+    assert executor.outcomes >= 1  # tasks ran before the bad line was read, and were dropped
+    assert not db.exists()
+
+
+def test_ctrl_c_while_the_input_is_read_stores_nothing(tmp_path):
+    db = tmp_path / "r.sqlite"
+    executor = _Watching(db, interrupt=True)
+    args = CompareArgs(files=("17clue",), backends=("fast",), jobs=1)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            compare(args, db=db, executor=executor)
+    finally:
+        executor.close()
+    assert executor.stored_at_first_task == 0 and executor.outcomes == 1
+    assert not db.exists()  # the run had not started: nothing to resume

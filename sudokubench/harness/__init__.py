@@ -10,6 +10,7 @@ store everything, and report. This module only re-exports; each part has a modul
 - `stats.py`: time statistics and the named `Ratio`.
 - `report/`: the report model, its renderers (text, Markdown, CSV, JSON, HTML) and plots.
 - `track.py`: the parent's bookkeeping of a run (rows, progress, per-puzzle cross-checks).
+- `startup.py`: a new run and its puzzles stored while its first tasks run.
 - `run.py`: `compare`, which ties them together.
 
 Python API (stable):
@@ -28,8 +29,9 @@ How a run goes:
 
 1. **Plan** (`plan.py`). The puzzles are read with `formats.read_puzzles` (expected answers
    from annotated lines or a `.solutions.txt` file come with them), each in its collection,
-   and stored with the run as they are read. Tasks are made puzzle by puzzle as the executor
-   takes them, numbered in a fixed order, so a task id is stable across `--resume`.
+   and stored with the run as they are read, in one transaction on a thread of its own
+   (`startup.py`) while the first puzzles already run. Tasks are made puzzle by puzzle as the
+   executor takes them, numbered in a fixed order, so a task id is stable across `--resume`.
 2. **Execute** (`pool/`). The tasks go to an `Executor` (`LocalPool`: persistent worker
    processes, hard timeouts by killing the worker), which takes them a window at a time.
    Outcomes arrive in completion order.

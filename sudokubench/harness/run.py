@@ -1,7 +1,9 @@
-"""Running a comparison: `compare` stores the run with its puzzles (read as they are written),
-plans the tasks puzzle by puzzle as the executor (`pool/`) takes them (`plan.py`), stores each
-outcome as a row with its check (`store.py`, `verify.py`), cross-checks each puzzle as soon as
-its last task is in, feeds it to the report's `Tally` and drops its rows (`report/`).
+"""Running a comparison: `compare` stores the run with its puzzles (read as they are written,
+in one transaction, on a thread: `startup.py`) while the first puzzles already run, plans the
+tasks puzzle by puzzle as the executor (`pool/`) takes them (`plan.py`), stores each outcome as
+a row with its check (`store.py`, `verify.py`; held until the run's start is committed),
+cross-checks each puzzle as soon as its last task is in, feeds it to the report's `Tally` and
+drops its rows (`report/`).
 
 Memory is flat in the number of tasks: the parent holds the puzzles with tasks in flight, the
 executor's window of tasks, and the tally's compact columns (a few dozen bytes per puzzle and
@@ -30,14 +32,14 @@ from sudokubench.harness.plan import (
     machine_info,
     resolve_args,
     resolve_backends,
-    tasks_per_puzzle,
 )
 from sudokubench.harness.pool import Executor, LocalPool, Task
 from sudokubench.harness.pool.guard import sanitize, trusted
-from sudokubench.harness.records import PuzzleRow, RunStatus
+from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, finish_report
 from sudokubench.harness.report.tally import Tally
-from sudokubench.harness.store import Store, StoreError
+from sudokubench.harness.startup import PREFIX, Startup
+from sudokubench.harness.store import Store, StoreError, TaskWriter
 from sudokubench.harness.track import Progress, Tracker, to_row
 
 __all__ = ["Interrupted", "Progress", "UntrustedBackends", "compare", "to_row"]  # (two from track)
@@ -135,47 +137,54 @@ def _compare(
     db = Path(db)
     own: Executor | None = None  # the pool made here, closed here on every path
     try:
-        if resume is None:  # bad input stops the run before the database is touched
-            args = resolve_args(args)
-            if executor is None:  # its fork server boots while the puzzles are read
-                executor = own = _local_pool(args)
-            puzzles = load_puzzles(args)  # (read as they are stored: the first one here)
-            workers = executor.prepare(args.backends)
-            machine = {**machine_info(args.backends), "workers": workers}
-            store, run_id = _create(db, args, machine, puzzles)
-        else:
+        if resume is not None:
             store = Store(db, create=False)
-        try:
-            if resume is not None:
+            try:
                 args = _reopen(store, resume, *resume_as)
-                run_id = resume
                 if executor is None:
                     executor = own = _local_pool(args)
-                store.add_workers(run_id, executor.prepare(args.backends))
-            return _run(store, run_id, args, executor, progress, on_start, par, resume is not None)
-        finally:
-            store.close()
+                store.add_workers(resume, executor.prepare(args.backends))
+                run = _Run(store, args, executor, progress, on_start, par)
+                return run.go(resume, None)
+            finally:
+                store.close()
+        args = resolve_args(args)  # bad input stops the run before the database is touched
+        if executor is None:  # its fork server boots while the puzzles are read
+            executor = own = _local_pool(args)
+        puzzles = load_puzzles(args)  # (read as they are stored: the first one here)
+        workers = executor.prepare(args.backends)
+        machine = {**machine_info(args.backends), "workers": workers}
+        return _start(
+            db, args, machine, puzzles, _Run(None, args, executor, progress, on_start, par)
+        )
     finally:
         if own is not None:
             own.close()
 
 
-def _create(
-    db: Path, args: CompareArgs, machine: dict[str, Any], puzzles: Iterable[PuzzleRow]
-) -> tuple[Store, int]:
-    """A new run stored with its puzzles, read as they are written, in one transaction; when
-    the input turns out bad (or Ctrl-C) midway, nothing is stored, and a database file made
-    here is removed."""
+def _start(
+    db: Path, args: CompareArgs, machine: dict[str, Any], puzzles: Iterable[PuzzleRow], run: _Run
+) -> RunReport:
+    """A new run: stored with its puzzles, read as they are written, in one transaction
+    (`Startup`, on a thread, while the first puzzles already run); when the input turns out
+    bad (or Ctrl-C) before it is all stored, nothing is stored (the tasks run so far are
+    dropped), and a database file made here is removed."""
     made = not db.exists()
-    store = Store(db, create=True)
+    store = run.store = Store(db, create=True)
+    startup = Startup(store, args.to_json(), machine, puzzles)
     try:
-        return store, store.new_run(args.to_json(), machine, puzzles)
+        return run.go(None, startup)
     except BaseException:
-        store.close()
-        if made:
-            for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-                path.unlink(missing_ok=True)
+        if not startup.abandon():  # blocked on an input that sends nothing: leave the file
+            raise
+        if not startup.committed:
+            store.close()
+            if made:
+                for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                    path.unlink(missing_ok=True)
         raise
+    finally:
+        store.close()
 
 
 def _reopen(store: Store, run_id: int, jobs: int | None, trust: bool) -> CompareArgs:
@@ -202,40 +211,129 @@ def _reopen(store: Store, run_id: int, jobs: int | None, trust: bool) -> Compare
     return args
 
 
-def _run(
-    store: Store,
-    run_id: int,
-    args: CompareArgs,
-    executor: Executor,
-    progress: Callable[[Progress], None] | None,
-    on_start: Callable[[int, int, int], None] | None,
-    par: float,
-    resuming: bool,
-) -> RunReport:
-    """Run the tasks not stored yet, planned puzzle by puzzle as the executor takes them, then
-    make the report from the tally fed as each puzzle's last task came in."""
-    start = noise.snapshot()
-    puzzles = store.puzzle_count(run_id)
-    total = puzzles * tasks_per_puzzle(args)
-    tally = Tally(args.backends, puzzles)
-    reader = Store(store.path, create=False)  # planning reads apart from the writes
-    try:
-        tracker = Tracker(reader, run_id, args, tally, Progress(run_id, total=total))
-        stored = tracker.read_stored() if resuming else 0
+class _Run:
+    """One run's execution: its tasks planned puzzle by puzzle as the executor takes them, the
+    outcomes stored and tracked, then the report made from the tally fed as each puzzle's last
+    task came in."""
+
+    def __init__(
+        self,
+        store: Store | None,
+        args: CompareArgs,
+        executor: Executor,
+        progress: Callable[[Progress], None] | None,
+        on_start: Callable[[int, int, int], None] | None,
+        par: float,
+    ) -> None:
+        self.store = store
+        self.args = args
+        self.executor = executor
+        self.progress = progress
+        self.on_start = on_start
+        self.par = par
+        self.tracker: Tracker | None = None
+
+    def go(self, run_id: int | None, startup: Startup | None) -> RunReport:
+        """Run (resume `run_id`, or start the run `startup` stores) to the end; its report."""
+        store, args = self.store, self.args
+        assert store is not None
+        start = noise.snapshot()
+        puzzles = PREFIX if startup else store.puzzle_count(run_id)  # (sized again at `begin`)
+        tally = Tally(args.backends, puzzles)
+        reader = Store(store.path, create=False)  # planning reads apart from the writes
+        tracker = self.tracker = Tracker(reader, run_id, args, tally, Progress(run_id or 0, 0))
+        rows = _Rows(store, startup, run_id, self._begin)
+        try:
+            if startup is None:
+                assert run_id is not None
+                self._begin(run_id, puzzles, tracker.read_stored())
+            _execute(rows, tracker.todo(startup), tracker, self.executor, self.progress)
+        except KeyboardInterrupt:
+            if not rows.close():  # (what finished is committed)
+                raise  # stopped while starting: nothing is stored
+            store.set_status(tracker.run_id, RunStatus.INTERRUPTED)
+            raise Interrupted(tracker.run_id, store.path) from None
+        except BaseException:
+            with contextlib.suppress(Exception):  # what finished is committed (if stored)
+                rows.close()
+            raise
+        finally:
+            reader.close()
+        rows.close()
+        run_id = tracker.run_id
+        assert run_id is not None
+        tracker.close_rest()
+        _record_noise(store, run_id, start, noise.snapshot())
+        report = finish_report(store, store.run(run_id), tally, par=self.par)
+        store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
+        return replace(report, run=store.run(run_id))
+
+    def _begin(self, run_id: int, puzzles: int, stored: int = 0) -> None:
+        """The run's id and size known (a new run stored with its puzzles): the tracker sized,
+        `on_start` told."""
+        tracker = self.tracker
+        assert tracker is not None
+        if tracker.run_id is None:
+            tracker.begin(run_id, puzzles)
+        total = puzzles * tracker.per_puzzle
         tracker.progress.total = total - stored
-        if on_start:
-            on_start(run_id, total, stored)
-        _execute(store, run_id, tracker.todo(), tracker, executor, progress)
-    except KeyboardInterrupt:
-        store.set_status(run_id, RunStatus.INTERRUPTED)
-        raise Interrupted(run_id, store.path) from None
-    finally:
-        reader.close()
-    tracker.close_rest()
-    _record_noise(store, run_id, start, noise.snapshot())
-    report = finish_report(store, store.run(run_id), tally, par=par)
-    store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
-    return replace(report, run=store.run(run_id))
+        if self.on_start:
+            self.on_start(run_id, total, stored)
+
+
+class _Rows:
+    """The task rows to store: held while a new run is still being stored (none may be
+    written before its start commits), then through a batching `TaskWriter`."""
+
+    def __init__(
+        self,
+        store: Store,
+        startup: Startup | None,
+        run_id: int | None,
+        begin: Callable[[int, int], None],
+    ) -> None:
+        self.store = store
+        self.startup = startup
+        self.run_id = run_id  # a resumed run's; a new run's comes from `startup`
+        self.begin = begin  # called with the new run's id and puzzle count once it is stored
+        self.held: list[TaskRow] = []
+        self.writer: TaskWriter | None = None
+
+    def add(self, row: TaskRow) -> None:
+        """Store one row (now or once the run's start is committed)."""
+        writer = self.writer
+        if writer is None:
+            writer = self._open()
+            if writer is None:
+                self.held.append(row)
+                return
+        writer.add(row)
+
+    def _open(self) -> TaskWriter | None:
+        """The writer, once the run is stored; raises what stopped a start that failed."""
+        startup = self.startup
+        if startup is not None and not startup.committed:
+            if startup.failure is not None:
+                startup.finish()  # raises it
+            return None
+        run_id = self.run_id
+        if startup is not None:
+            run_id, puzzles = startup.finish()
+            self.begin(run_id, puzzles)
+        assert run_id is not None
+        writer = self.writer = self.store.writer(run_id)
+        for row in self.held:
+            writer.add(row)
+        self.held.clear()
+        return writer
+
+    def close(self) -> bool:
+        """Commit every row in; False when the run's start was never committed."""
+        if self.writer is None and self._open() is None:
+            return False
+        assert self.writer is not None
+        self.writer.close()
+        return True
 
 
 def _record_noise(store: Store, run_id: int, start: dict[str, Any], end: dict[str, Any]) -> None:
@@ -260,8 +358,7 @@ def _local_pool(args: CompareArgs) -> Executor:
 
 
 def _execute(
-    store: Store,
-    run_id: int,
+    rows: _Rows,
     todo: Iterator[Task],
     tracker: Tracker,
     executor: Executor,
@@ -270,19 +367,17 @@ def _execute(
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
     own = {name: trusted(name) for name in tracker.args.backends}
-    outcomes = executor.run(todo)
-    with store.writer(run_id) as writer:  # on Ctrl-C too: commit what finished
-        for outcome in outcomes:
-            grid = None
-            if not own.get(outcome.task.backend, False):
-                # plain, bounded, finite values (the worker made them so, unless the plug-in
-                # reached that code too), and the check made here
-                outcome = sanitize(outcome)._replace(checked=False)
-            if not outcome.checked:
-                grid = tracker.grid(outcome.task)
-            row = to_row(outcome, grid)
-            writer.add(row)
-            tracker.add(row)
-            if progress:
-                progress(tracker.progress)
+    for outcome in executor.run(todo):
+        grid = None
+        if not own.get(outcome.task.backend, False):
+            # plain, bounded, finite values (the worker made them so, unless the plug-in
+            # reached that code too), and the check made here
+            outcome = sanitize(outcome)._replace(checked=False)
+        if not outcome.checked:
+            grid = tracker.grid(outcome.task)
+        row = to_row(outcome, grid)
+        rows.add(row)
+        tracker.add(row)
+        if progress and rows.writer is not None:  # (the run is stored, `on_start` was called)
+            progress(tracker.progress)
     # (an abandoned generator stops the pool's workers in flight as soon as it is closed)

@@ -269,23 +269,26 @@ class Store:
         """The puzzles of a run in input order (`ordered_puzzles` reads them a few at a time)."""
         return list(self.ordered_puzzles(run_id))
 
-    def ordered_puzzles(self, run_id: int, *, chunk: int = CHUNK) -> Iterator[PuzzleRow]:
-        """The puzzles of a run in input order, read `chunk` at a time (no read transaction
-        stays open between chunks, and memory holds one chunk)."""
+    def ordered_puzzles(
+        self, run_id: int, *, chunk: int = CHUNK, after: PuzzleRow | None = None
+    ) -> Iterator[PuzzleRow]:
+        """The puzzles of a run in input order (those that come after the puzzle `after`,
+        when given), read `chunk` at a time (no read transaction stays open between chunks,
+        and memory holds one chunk)."""
         query = (
             f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? AND "
             "(position > ? OR (position = ? AND puzzle_id > ?)) "
             "ORDER BY position, puzzle_id LIMIT ?"
         )
-        after: tuple[Any, Any] = (-(2**63), "")
+        start = (-(2**63), "") if after is None else (after.position, after.puzzle_id)
         while True:
             with self._reading():
-                found = self.db.execute(query, (run_id, after[0], *after, chunk)).fetchall()
+                found = self.db.execute(query, (run_id, start[0], *start, chunk)).fetchall()
                 rows = [puzzle_from_sql(row) for row in found]
             yield from rows
             if len(rows) < chunk:
                 return
-            after = (rows[-1].position, rows[-1].puzzle_id)
+            start = (rows[-1].position, rows[-1].puzzle_id)
 
     def puzzle_count(self, run_id: int) -> int:
         """How many puzzles a run has."""

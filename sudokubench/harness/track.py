@@ -20,6 +20,7 @@ from sudokubench.harness.pool import HOST, Outcome, Task
 from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.tally import Tally
+from sudokubench.harness.startup import Startup
 from sudokubench.harness.stats import limited_status
 from sudokubench.harness.store import Store
 from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
@@ -117,10 +118,15 @@ class Tracker:
     tasks in flight are held, so memory does not grow with the run."""
 
     def __init__(
-        self, reader: Store, run_id: int, args: CompareArgs, tally: Tally, progress: Progress
+        self,
+        reader: Store,
+        run_id: int | None,
+        args: CompareArgs,
+        tally: Tally,
+        progress: Progress,
     ) -> None:
         self.reader = reader
-        self.run_id = run_id
+        self.run_id = run_id  # None while a new run is still being stored (`begin`)
         self.args = args
         self.per_puzzle = tasks_per_puzzle(args)
         self.tally = tally
@@ -147,20 +153,43 @@ class Tracker:
                 self.partial[i] = rows
         return stored
 
-    def todo(self) -> Iterator[Task]:
-        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken."""
-        for i, puzzle in enumerate(self.reader.ordered_puzzles(self.run_id)):
-            if not self.resumed:
-                self.tally.register(i, puzzle)
-            elif self.done[i]:
-                continue
-            tasks = puzzle_tasks(self.args, i, puzzle)
-            rows = self.partial.pop(i, [])
-            self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
-            if rows:
-                stored = {r.task_id for r in rows}
-                tasks = [t for t in tasks if t.task_id not in stored]
-            yield from tasks
+    def begin(self, run_id: int, puzzles: int) -> bool:
+        """Take the id and puzzle count of a new run once it is stored (`Startup`): the tally
+        and the progress are sized by them. False when already done."""
+        if self.run_id is not None:
+            return False
+        self.run_id = self.progress.run_id = run_id
+        self.tally.resize(puzzles)
+        self.done = bytearray(puzzles)
+        self.progress.total = puzzles * self.per_puzzle
+        return True
+
+    def todo(self, startup: Startup | None = None) -> Iterator[Task]:
+        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken:
+        with `startup`, first those of the puzzles it hands over while it reads the input,
+        then (the run stored: `begin`) those of the rest, read back from the database."""
+        i, last = 0, None
+        if startup is not None:
+            for last in startup.first():
+                yield from self._plan(i, last)
+                i += 1
+            self.begin(*startup.finish())
+        assert self.run_id is not None
+        for puzzle in self.reader.ordered_puzzles(self.run_id, after=last):
+            if not self.resumed or not self.done[i]:
+                yield from self._plan(i, puzzle)
+            i += 1
+
+    def _plan(self, i: int, puzzle: PuzzleRow) -> list[Task]:
+        if not self.resumed:
+            self.tally.register(i, puzzle)
+        tasks = puzzle_tasks(self.args, i, puzzle)
+        rows = self.partial.pop(i, [])
+        self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
+        if rows:
+            stored = {r.task_id for r in rows}
+            tasks = [t for t in tasks if t.task_id not in stored]
+        return tasks
 
     def grid(self, task: Task) -> Grid:
         """The parsed puzzle of a task in flight."""

@@ -36,6 +36,14 @@ BLAMED, DISAGREES = 1, 2
 _NAN = float("nan")
 
 
+def _resize(values: array, n: int, empty: float) -> None:  # type: ignore[type-arg]
+    """Make an array `n` long, in place: cut, or filled up with `empty`."""
+    if len(values) > n:
+        del values[n:]
+    else:
+        values.extend(array(values.typecode, [empty]) * (n - len(values)))
+
+
 class Column:
     """One backend's (puzzle, backend) pairs: an entry per puzzle of the run, in input order."""
 
@@ -48,6 +56,16 @@ class Column:
         self.effort = array("d", [_NAN]) * n
         self.effort_kind = array("b", [-1]) * n
         self.flags = array("b", [0]) * n
+
+    def resize(self, n: int) -> None:
+        """Hold exactly `n` puzzles: entries past `n` dropped, new ones empty."""
+        for name, empty in (
+            ("status", NO_PAIR), ("time", _NAN), ("spread", _NAN), ("effort", _NAN),
+            ("effort_kind", -1), ("flags", 0),
+        ):  # fmt: skip
+            column = getattr(self, name)
+            if column is not None:
+                _resize(column, n, empty)
 
     def put(self, i: int, pair: Pair) -> None:
         """Record the pair of the i-th puzzle."""

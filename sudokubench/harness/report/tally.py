@@ -88,6 +88,16 @@ class Tally:
         self.cpu_wall_s = 0.0
         self.noise: dict[str, _Noise] = {}
 
+    def resize(self, puzzles: int) -> None:
+        """Hold exactly `puzzles` puzzles (a run still reading its input starts with a guess):
+        entries past the new count are dropped, new ones are empty."""
+        self.puzzles = puzzles
+        for column in self.columns.values():
+            column.resize(puzzles)
+        if self.collection is not None:
+            del self.collection[puzzles:]
+            self.collection.extend(array("i", [0]) * (puzzles - len(self.collection)))
+
     # -- feeding --------------------------------------------------------------------------------
 
     def register(self, i: int, puzzle: PuzzleRow) -> None:
