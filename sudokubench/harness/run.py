@@ -172,19 +172,20 @@ def _start(
     made = not db.exists()
     store = run.store = Store(db, create=True)
     startup = Startup(store, args.to_json(), machine, puzzles)
+    stopped = True
     try:
         return run.go(None, startup)
     except BaseException:
-        if not startup.abandon():  # blocked on an input that sends nothing: leave the file
-            raise
-        if not startup.committed:
+        stopped = startup.abandon()  # False: blocked on an input that sends nothing
+        if stopped and not startup.committed:
             store.close()
             if made:
                 for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
                     path.unlink(missing_ok=True)
         raise
     finally:
-        store.close()
+        if stopped:  # (else its thread still holds the connection: the process ends anyway)
+            store.close()
 
 
 def _reopen(store: Store, run_id: int, jobs: int | None, trust: bool) -> CompareArgs:
