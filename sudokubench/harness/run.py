@@ -144,8 +144,8 @@ def _compare(
                 if executor is None:
                     executor = own = _local_pool(args)
                 store.add_workers(resume, executor.prepare(args.backends))
-                run = _Run(store, args, executor, progress, on_start, par)
-                return run.go(resume, None)
+                run = _Run(args, executor, progress, on_start, par)
+                return run.go(store, resume, None)
             finally:
                 store.close()
         args = resolve_args(args)  # bad input stops the run before the database is touched
@@ -154,9 +154,7 @@ def _compare(
         puzzles = load_puzzles(args)  # (read as they are stored: the first one here)
         workers = executor.prepare(args.backends)
         machine = {**machine_info(args.backends), "workers": workers}
-        return _start(
-            db, args, machine, puzzles, _Run(None, args, executor, progress, on_start, par)
-        )
+        return _start(db, args, machine, puzzles, _Run(args, executor, progress, on_start, par))
     finally:
         if own is not None:
             own.close()
@@ -170,11 +168,11 @@ def _start(
     bad (or Ctrl-C) before it is all stored, nothing is stored (the tasks run so far are
     dropped), and a database file made here is removed."""
     made = not db.exists()
-    store = run.store = Store(db, create=True)
+    store = Store(db, create=True)
     startup = Startup(store, args.to_json(), machine, puzzles)
     stopped = True
     try:
-        return run.go(None, startup)
+        return run.go(store, None, startup)
     except BaseException:
         stopped = startup.abandon()  # False: blocked on an input that sends nothing
         if stopped and not startup.committed:
@@ -219,14 +217,12 @@ class _Run:
 
     def __init__(
         self,
-        store: Store | None,
         args: CompareArgs,
         executor: Executor,
         progress: Callable[[Progress], None] | None,
         on_start: Callable[[int, int, int], None] | None,
         par: float,
     ) -> None:
-        self.store = store
         self.args = args
         self.executor = executor
         self.progress = progress
@@ -234,10 +230,9 @@ class _Run:
         self.par = par
         self.tracker: Tracker | None = None
 
-    def go(self, run_id: int | None, startup: Startup | None) -> RunReport:
+    def go(self, store: Store, run_id: int | None, startup: Startup | None) -> RunReport:
         """Run (resume `run_id`, or start the run `startup` stores) to the end; its report."""
-        store, args = self.store, self.args
-        assert store is not None
+        args = self.args
         start = noise.snapshot()
         puzzles = PREFIX if startup else store.puzzle_count(run_id)  # (sized again at `begin`)
         tally = Tally(args.backends, puzzles)
@@ -274,8 +269,7 @@ class _Run:
         `on_start` told."""
         tracker = self.tracker
         assert tracker is not None
-        if tracker.run_id is None:
-            tracker.begin(run_id, puzzles)
+        tracker.begin(run_id, puzzles)  # (a resumed run's tracker has its id already)
         total = puzzles * tracker.per_puzzle
         tracker.progress.total = total - stored
         if self.on_start:

@@ -153,16 +153,13 @@ class Tracker:
                 self.partial[i] = rows
         return stored
 
-    def begin(self, run_id: int, puzzles: int) -> bool:
+    def begin(self, run_id: int, puzzles: int) -> None:
         """Take the id and puzzle count of a new run once it is stored (`Startup`): the tally
-        and the progress are sized by them. False when already done."""
-        if self.run_id is not None:
-            return False
-        self.run_id = self.progress.run_id = run_id
-        self.tally.resize(puzzles)
-        self.done = bytearray(puzzles)
-        self.progress.total = puzzles * self.per_puzzle
-        return True
+        and the progress are sized by them (once: a second call changes nothing)."""
+        if self.run_id is None:
+            self.run_id = self.progress.run_id = run_id
+            self.tally.resize(puzzles)
+            self.progress.total = puzzles * self.per_puzzle
 
     def todo(self, startup: Startup | None = None) -> Iterator[Task]:
         """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken:

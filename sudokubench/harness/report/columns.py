@@ -24,7 +24,16 @@ from sudokubench.harness.stats import (
     time_summary,
 )
 
-__all__ = ["BLAMED", "CODE", "DISAGREES", "NO_PAIR", "STATUSES", "Acc", "Column"]
+__all__ = [
+    "BLAMED",
+    "CODE",
+    "DISAGREES",
+    "NO_PAIR",
+    "STATUSES",
+    "Acc",
+    "Column",
+    "resize_array",
+]
 
 #: The status code of a puzzle a backend has no measured sample of.
 NO_PAIR = -1
@@ -36,7 +45,7 @@ BLAMED, DISAGREES = 1, 2
 _NAN = float("nan")
 
 
-def _resize(values: array, n: int, empty: float) -> None:  # type: ignore[type-arg]
+def resize_array(values: array, n: int, empty: float) -> None:  # type: ignore[type-arg]
     """Make an array `n` long, in place: cut, or filled up with `empty`."""
     if len(values) > n:
         del values[n:]
@@ -65,7 +74,7 @@ class Column:
         ):  # fmt: skip
             column = getattr(self, name)
             if column is not None:
-                _resize(column, n, empty)
+                resize_array(column, n, empty)
 
     def put(self, i: int, pair: Pair) -> None:
         """Record the pair of the i-th puzzle."""

@@ -38,6 +38,7 @@ from sudokubench.harness.report.columns import (
     NO_PAIR,
     Acc,
     Column,
+    resize_array,
 )
 from sudokubench.harness.report.summary import BackendSummary, pairs_of
 from sudokubench.harness.stats import (
@@ -95,8 +96,7 @@ class Tally:
         for column in self.columns.values():
             column.resize(puzzles)
         if self.collection is not None:
-            del self.collection[puzzles:]
-            self.collection.extend(array("i", [0]) * (puzzles - len(self.collection)))
+            resize_array(self.collection, puzzles, 0)
 
     # -- feeding --------------------------------------------------------------------------------
 
