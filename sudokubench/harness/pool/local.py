@@ -15,7 +15,7 @@ How `LocalPool` works:
   cost per task low for backends that take a millisecond); each worker has up to two batches
   in flight so it never waits for the next. Batches shrink as the queue drains so the workers
   finish together. Outcomes come back as soon as they finish, those finishing within `HOLD`
-  (4 ms) of each other in one message (a task that takes longer is sent on its own at once),
+  (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
   so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
