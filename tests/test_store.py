@@ -8,7 +8,14 @@ import time
 import pytest
 from support import TELEGRAM_SOLUTION
 
-from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
+from sudokubench.harness.store import (
+    SCHEMA_VERSION,
+    VALUES_PER_INSERT,
+    PuzzleRow,
+    Store,
+    StoreError,
+    TaskRow,
+)
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 SOLUTION = TELEGRAM_SOLUTION
@@ -138,6 +145,27 @@ def test_a_task_stored_twice_stays_one_row(store):
         writer.add(row(5, wall_s=1.0))
         writer.add(row(5, wall_s=2.0))
     assert [t.wall_s for t in store.tasks(run_id)] == [2.0]
+
+
+def test_many_rows_are_stored_whole_across_statements_of_many_rows(store):
+    # Rows go in statements of up to VALUES_PER_INSERT values: these span several full ones
+    # and a shorter last one, with a repeated id inside one statement, as `--resume` and
+    # `add_puzzles` may give (a task's later row replaces it, a puzzle's first stays).
+    per_task = VALUES_PER_INSERT // (1 + len(TaskRow._fields))
+    run_id = store.new_run({}, {})
+    rows = [row(k, wall_s=float(k)) for k in range(3 * per_task + 7)]
+    again = rows[5]._replace(wall_s=99.0)
+    with store.writer(run_id, every=10**6, seconds=3600) as writer:
+        for r in [*rows[:10], again, *rows[10:]]:
+            writer.add(r)
+    stored = list(store.tasks(run_id))
+    assert [t.task_id for t in stored] == [r.task_id for r in rows]
+    assert stored == [*rows[:5], again, *rows[6:]]
+
+    per_puzzle = VALUES_PER_INSERT // (1 + len(PuzzleRow._fields))
+    puzzles = [PuzzleRow(f"p.txt:{k}", k, "p", PUZZLE) for k in range(2 * per_puzzle + 3)]
+    first = store.new_run({}, {}, [*puzzles, puzzles[4]._replace(collection="later")])
+    assert store.puzzles(first) == puzzles
 
 
 def test_the_writer_commits_in_batches(tmp_path):

@@ -1,12 +1,12 @@
 """Results storage: one SQLite file (stdlib `sqlite3`), the embedded default. `Store` opens it
-(creating, checking or upgrading the schema of `schema.py`) and is the one place where records
-meet the tables' columns; `store_read.py` checks every value read back.
+(creating, checking or upgrading the schema of `schema.py`); it and its two halves are where
+records meet the tables' columns: `store_write.py` makes a task row the values of its columns
+and writes rows many to a statement, `store_read.py` checks every value read back.
 
 The file runs in WAL mode, so `report` can read a run while `compare` writes it. `TaskWriter`
-commits what has come in every tenth of a second (from a background thread when no outcome
-comes; at once past 1,000 rows): a `kill -9` loses at most the tasks in flight and the last
-0.1 s of results, and a fast run commits a few hundred rows at a time, which costs half as much
-per row as 50 at a time.
+(`store_write.py`) commits what has come in every tenth of a second (from a background thread
+when no outcome comes; at once past 1,000 rows): a `kill -9` loses at most the tasks in flight
+and the last 0.1 s of results.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,9 +29,16 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
+from sudokubench.harness.store_write import (
+    TASK_COLUMNS,
+    VALUES_PER_INSERT,
+    TaskWriter,
+    insert_rows,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
+    "VALUES_PER_INSERT",
     "PuzzleRow",
     "RunRow",
     "RunStatus",
@@ -41,6 +46,7 @@ __all__ = [
     "StoreError",
     "TaskRow",
     "TaskWriter",
+    "insert_rows",
 ]
 
 
@@ -53,38 +59,11 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-# -- the one place where records meet the tables' columns: each column is named after the field
-# it stores (`"limit"` quoted, an SQL word); a few fields are stored in another form.
+# -- runs and puzzles meet their tables' columns here (a task row, in `store_write.py`): each
+# column is named after the field it stores.
 
 _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
-_TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
-#: Where `_task_to_sql` puts the fields stored in another form (after the run id).
-_STATUS, _SOLUTIONS, _STATS = (
-    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats")
-)
-
-
-#: `json.dumps(..., allow_nan=False)` made once (`dumps` with an option makes one per call).
-_STRICT_JSON = json.JSONEncoder(allow_nan=False)
-
-
-def _task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
-    """The values of a tasks row: the run id, then the row's fields in `_TASK_COLUMNS` order,
-    the solutions and stats as JSON text."""
-    values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
-    values[_STATUS] = str(row.status)
-    values[_SOLUTIONS] = _solutions_json(row)
-    values[_STATS] = _STRICT_JSON.encode(row.stats)
-    return tuple(values)
-
-
-def _solutions_json(row: TaskRow) -> str:
-    """`json.dumps(list(row.solutions))`, built directly for checked solutions: those are lines
-    of grid symbols, which JSON needs no escapes for (anything else goes through `json`)."""
-    if row.valid and all(line.isalnum() and line.isascii() for line in row.solutions):
-        return '["' + '", "'.join(row.solutions) + '"]' if row.solutions else "[]"
-    return json.dumps(list(row.solutions))
 
 
 class Store:
@@ -259,9 +238,10 @@ class Store:
             self._insert_puzzles(run_id, puzzles)
 
     def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
-        self.db.executemany(
-            f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) "
-            f"VALUES (?{', ?' * len(PuzzleRow._fields)})",
+        insert_rows(
+            self.db,
+            f"OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})",
+            1 + len(PuzzleRow._fields),
             ((run_id, *p) for p in puzzles),
         )
 
@@ -315,7 +295,7 @@ class Store:
         """The stored tasks of a run in task order (those with `first <= task_id <= last`
         when given), read `chunk` at a time."""
         query = (
-            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE run_id = ? AND task_id > ? "
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE run_id = ? AND task_id > ? "
             "AND task_id <= ? ORDER BY task_id LIMIT ?"
         )
         after = -(2**63) if first is None else first - 1
@@ -331,64 +311,4 @@ class Store:
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""
-        return TaskWriter(self, run_id, every=every, seconds=seconds)
-
-
-class TaskWriter:
-    """Buffers task rows and commits them every `every` rows or `seconds` seconds.
-
-    A background thread also commits rows left waiting (when the next outcome is slow to come,
-    e.g. behind a long timeout), so a crash loses at most `seconds` of finished tasks. Use it
-    as a context manager, or call `close()`, which commits the rest.
-    """
-
-    def __init__(self, store: Store, run_id: int, *, every: int, seconds: float) -> None:
-        self.store = store
-        self.run_id = run_id
-        self.every = every
-        self.seconds = seconds
-        self.pending: list[tuple[Any, ...]] = []
-        self.last = time.monotonic()
-        self.lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
-        self.thread.start()
-
-    def __enter__(self) -> TaskWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _flush_now_and_then(self) -> None:
-        while not self.stopping.wait(max(self.seconds, 0.05)):
-            if self.pending and time.monotonic() - self.last >= self.seconds:
-                self.flush()
-
-    def add(self, row: TaskRow) -> None:
-        """Queue one row; commits when the batch is full or old enough."""
-        values = _task_to_sql(self.run_id, row)
-        with self.lock:
-            self.pending.append(values)
-        if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
-            self.flush()
-
-    def flush(self) -> None:
-        """Commit every queued row."""
-        with self.lock:
-            if self.pending:
-                with self.store.db:
-                    self.store.db.executemany(
-                        f"INSERT OR REPLACE INTO tasks (run_id, {_TASK_COLUMNS}) "
-                        f"VALUES (?{', ?' * len(TaskRow._fields)})",
-                        self.pending,
-                    )
-                self.pending.clear()
-            self.last = time.monotonic()
-
-    def close(self) -> None:
-        """Stop the background thread and commit what is left."""
-        self.stopping.set()
-        if self.thread.is_alive() and self.thread is not threading.current_thread():
-            self.thread.join()
-        self.flush()
+        return TaskWriter(self.db, run_id, every=every, seconds=seconds)
