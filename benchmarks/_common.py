@@ -1,5 +1,6 @@
-"""Helpers shared by `benchmarks/harness.py` and `benchmarks/pool.py`: CPU seconds of a process,
-and the side-by-side rounds with their table of medians.
+"""Helpers shared by `benchmarks/harness.py`, `benchmarks/parent.py` and `benchmarks/pool.py`:
+their options and puzzles, CPU seconds of a process, and the side-by-side rounds with their
+table of medians.
 
 Every round runs each contender once, so machine noise hits all of them, in turn forwards and
 backwards (A B C, C B A, ...) so a drift of the machine's speed does not favour one; the
@@ -11,13 +12,39 @@ machine than wall time.
 
 from __future__ import annotations
 
+import argparse
+import itertools
 import os
 import statistics
 from collections.abc import Callable
 from pathlib import Path
 
+from sudokubench.formats import collection_path, read_puzzles
+
 #: A contender: one run, returning its wall seconds and CPU seconds.
 Run = Callable[[], tuple[float, float]]
+
+
+def harness_setup(doc: str, *, count: int, rounds: int) -> tuple[argparse.Namespace, list[str]]:
+    """The command line of the scripts that run `compare` on 17clue (`--count` puzzles, 0 for
+    all 49,158, `--backend`, `--rounds`, `--limit`, `--timeout`) and the puzzles in line form,
+    after printing what is measured."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--count", type=int, default=count, help="puzzles of 17clue (0: all)")
+    parser.add_argument("--backend", default="fast", help="the backend to run (default: fast)")
+    parser.add_argument("--rounds", type=int, default=rounds, help="rounds of the runs")
+    parser.add_argument("--limit", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=10.0)
+    opts = parser.parse_args()
+    records = read_puzzles(collection_path("17clue"))
+    if opts.count:
+        records = itertools.islice(records, opts.count)
+    puzzles = [str(r.puzzle) for r in records]
+    print(
+        f"{len(puzzles)} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
+        f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {load_average()}"
+    )
+    return opts, puzzles
 
 
 def load_average() -> str:

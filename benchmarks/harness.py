@@ -23,9 +23,6 @@ about a fifth of a jobs 2 run. The default is the whole collection, as a through
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import os
 import statistics
 import tempfile
 import time
@@ -33,9 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Rounds, load_average, process_cpu
+from _common import Rounds, harness_setup, load_average, process_cpu
 
-from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import LocalPool, Outcome, Task
@@ -99,23 +95,8 @@ def harness(
 
 def main() -> None:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=0, help="puzzles (default 0: all of 17clue)")
-    parser.add_argument("--backend", default="fast", help="the backend to run (default: fast)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three runs")
-    parser.add_argument("--limit", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=10.0)
-    opts = parser.parse_args()
-
-    records = read_puzzles(collection_path("17clue"))
-    if opts.count:
-        records = itertools.islice(records, opts.count)
-    puzzles = [r.puzzle for r in records]
+    opts, puzzles = harness_setup(__doc__, count=0, rounds=3)
     n = len(puzzles)
-    print(
-        f"{n} puzzles of 17clue, backend {opts.backend}, limit {opts.limit}, "
-        f"{opts.rounds} rounds, {os.cpu_count()} CPUs, load average {load_average()}"
-    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "17clue.txt"
         path.write_text("".join(f"{p}\n" for p in puzzles), encoding="utf-8")
