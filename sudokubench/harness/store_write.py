@@ -8,7 +8,7 @@ statement per row (`executemany`): the sqlite3 module lets go of the GIL around 
 statement it runs, and while a new run's puzzles are stored on a thread of their own
 (`startup.py`) beside the task rows, every row handed the GIL from one thread to the other.
 `python benchmarks/parent.py` (20,000 puzzles, five rounds): the parent's CPU per task went
-from a median of 155 us to 91 us; with the start not overlapping the run, from 100 us to 92.
+from a median of 155 us to 91-96 us; with the start not overlapping the run, from 100 us to 92.
 """
 
 from __future__ import annotations
