@@ -8,14 +8,8 @@ import time
 import pytest
 from support import TELEGRAM_SOLUTION
 
-from sudokubench.harness.store import (
-    SCHEMA_VERSION,
-    VALUES_PER_INSERT,
-    PuzzleRow,
-    Store,
-    StoreError,
-    TaskRow,
-)
+from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
+from sudokubench.harness.store_write import VALUES_PER_INSERT
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 SOLUTION = TELEGRAM_SOLUTION

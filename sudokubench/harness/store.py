@@ -29,16 +29,10 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
-from sudokubench.harness.store_write import (
-    TASK_COLUMNS,
-    VALUES_PER_INSERT,
-    TaskWriter,
-    insert_rows,
-)
+from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows
 
 __all__ = [
     "SCHEMA_VERSION",
-    "VALUES_PER_INSERT",
     "PuzzleRow",
     "RunRow",
     "RunStatus",
@@ -46,7 +40,6 @@ __all__ = [
     "StoreError",
     "TaskRow",
     "TaskWriter",
-    "insert_rows",
 ]
 
 

@@ -75,7 +75,7 @@ def solve(backend: Any, task: Task) -> Solved:
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
-        return _failed(task, failed(task, Status.ERROR, f"cannot read the puzzle: {exc}"))
+        return _failed(failed(task, Status.ERROR, f"cannot read the puzzle: {exc}"))
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
@@ -85,19 +85,20 @@ def solve(backend: Any, task: Task) -> Solved:
         result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
-        return _failed(task, failed(task, Status.ERROR, describe_exception(exc), wall_s))
+        return _failed(failed(task, Status.ERROR, describe_exception(exc), wall_s))
     wall_s = time.perf_counter() - start
     cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
     return Solved(task, puzzle, result, wall_s, cpu_s)
 
 
-def _failed(task: Task, outcome: Outcome) -> Solved:
-    return Solved(task, None, None, outcome.wall_s, 0.0, outcome)
+def _failed(outcome: Outcome) -> Solved:
+    return Solved(outcome.task, None, None, outcome.wall_s, 0.0, outcome)
 
 
 def finish(solved: Solved) -> Outcome:
     """The outcome of a `solve`d task: its answer checked, `guard.sanitize`d; never raises."""
-    return sanitize(solved.failure or _checked(solved))
+    failure = solved.failure
+    return sanitize(_checked(solved) if failure is None else failure)
 
 
 def _checked(solved: Solved) -> Outcome:
