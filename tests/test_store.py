@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 
@@ -9,7 +10,7 @@ import pytest
 from support import TELEGRAM_SOLUTION
 
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
-from sudokubench.harness.store_write import VALUES_PER_INSERT
+from sudokubench.harness.store_write import VALUES_PER_INSERT, stats_json
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 SOLUTION = TELEGRAM_SOLUTION
@@ -160,6 +161,21 @@ def test_many_rows_are_stored_whole_across_statements_of_many_rows(store):
     puzzles = [PuzzleRow(f"p.txt:{k}", k, "p", PUZZLE) for k in range(2 * per_puzzle + 3)]
     first = store.new_run({}, {}, [*puzzles, puzzles[4]._replace(collection="later")])
     assert store.puzzles(first) == puzzles
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [{}, {"nodes": 12, "cpu_s": 0.000553, "big": 10**18, "tiny": -2.5e-300}, {'a"b\\c': 1.0}],
+)
+def test_stats_are_stored_as_json_dumps_writes_them(stats):
+    assert stats_json(stats) == json.dumps(stats, allow_nan=False)
+    assert json.loads(stats_json(stats)) == stats
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), object()])
+def test_stats_json_has_no_text_for_what_json_cannot_write(bad):
+    with pytest.raises((ValueError, TypeError)):
+        stats_json({"x": bad})
 
 
 def test_the_writer_commits_in_batches(tmp_path):

@@ -13,6 +13,7 @@ line in an input file puts the puzzles below it in that collection, otherwise th
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import platform
@@ -219,13 +220,23 @@ def tasks_per_puzzle(args: CompareArgs) -> int:
 
 def puzzle_tasks(args: CompareArgs, index: int, p: PuzzleRow) -> list[Task]:
     """The tasks of the `index`-th puzzle of the run (from 0), numbered as `plan` does."""
-    samples = range(-args.warmup, args.repeat)
-    first = index * len(args.backends) * len(samples)
+    combos = _combos(tuple(args.backends), args.warmup, args.repeat)
+    first = index * len(combos)
     puzzle_id, puzzle, box, limit, timeout = p.puzzle_id, p.puzzle, p.box, args.limit, args.timeout
     return [
         Task(first + k, puzzle_id, puzzle, box, backend, limit, timeout, sample)
-        for k, (backend, sample) in enumerate(itertools.product(args.backends, samples))
+        for k, backend, sample in combos
     ]
+
+
+@functools.lru_cache(maxsize=16)
+def _combos(
+    backends: tuple[str, ...], warmup: int, repeat: int
+) -> tuple[tuple[int, str, int], ...]:
+    """(k, backend, sample) of each task of a puzzle, k its place among them (the same for
+    every puzzle of a run: made once)."""
+    samples = range(-warmup, repeat)
+    return tuple((k, *combo) for k, combo in enumerate(itertools.product(backends, samples)))
 
 
 def plan(args: CompareArgs, puzzles: Iterable[PuzzleRow]) -> Iterator[Task]:

@@ -211,7 +211,7 @@ class Tracker:
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)
         self.tally.add(i, puzzle, rows, verdict)
-        if any(p.kind == "disagree" for p in verdict.problems):
+        if verdict.problems and any(p.kind == "disagree" for p in verdict.problems):
             self.progress.disagreements += 1
 
     def close_rest(self) -> None:

@@ -372,9 +372,10 @@ def file_voice(row: PuzzleRow) -> Voice | None:
     return expected_voice(puzzle_grid(row), row.expected_count, row.expected_solution)
 
 
-def cross_check(puzzle: PuzzleRow, rows: Iterable[TaskRow]) -> PuzzleVerdict:
+def cross_check(puzzle: PuzzleRow, rows: Sequence[TaskRow]) -> PuzzleVerdict:
     """Every stored answer about one puzzle, in task order, and the file's, cross-checked."""
-    voices = [voice_of(t) for t in sorted(rows, key=lambda t: t.task_id)]
+    rows = rows if len(rows) == 1 else sorted(rows, key=lambda t: t.task_id)
+    voices = [voice_of(t) for t in rows]
     if voice := file_voice(puzzle):
         voices.append(voice)
     return agree(puzzle.puzzle_id, voices)

@@ -283,10 +283,10 @@ class LocalPool:
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
         window = max(WINDOW, 4 * self.jobs * self.batch_size)
 
-        def take() -> bool:
-            """Queue tasks up to `window`; False once `tasks` is exhausted. (Tasks put back
-            after a kill or a crash can leave the queues over the window: then none is taken.)"""
-            wanted = window - sum(len(q) for q in queues.values())
+        def take(most: int = window) -> bool:
+            """Queue tasks up to `most`; False once `tasks` is exhausted. (Tasks put back
+            after a kill or a crash can leave the queues over it: then none is taken.)"""
+            wanted = most - sum(len(q) for q in queues.values())
             if wanted <= 0:
                 return True
             taken = 0
@@ -301,14 +301,16 @@ class LocalPool:
                 queue.append(task)
             return taken == wanted
 
-        more = take()
+        # At first only two batches a worker, so they start at once; the window fills up
+        # while they run (taking it all first kept every worker idle ~0.1 s on 17clue).
+        more = take(2 * self.jobs * self.batch_size)
         if not queues:
             return
         try:
             while more or any(queues.values()) or any(w.tasks for w in self._workers):
+                self._dispatch(queues)
                 if more:
                     more = take()
-                self._dispatch(queues)
                 for worker in list(self._workers):
                     yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
                 now = time.perf_counter()

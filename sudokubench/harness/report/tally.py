@@ -184,9 +184,13 @@ class Tally:
         elif t.status == Status.TIMEOUT:
             self.timeouts[t.backend] += 1
         if t.sample >= 0 and t.host:
-            first, names = self.hosts.get(t.backend, (t.task_id, set()))
-            names.add(t.host)
-            self.hosts[t.backend] = (min(first, t.task_id), names)
+            seen = self.hosts.get(t.backend)
+            if seen is None:
+                self.hosts[t.backend] = (t.task_id, {t.host})
+            else:  # (the same host on almost every row: nothing new is made for it)
+                seen[1].add(t.host)
+                if t.task_id < seen[0]:
+                    self.hosts[t.backend] = (t.task_id, seen[1])
         cpu = t.stats.get(CPU_KEY)
         if cpu is not None:
             self.cpu_s += float(cpu)
