@@ -201,6 +201,31 @@ def test_a_thousand_fast_tasks_all_complete_once(jobs):
             assert all(is_solution(Grid.parse(s), puzzle) for s in outcome.solutions)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_first_batches_go_out_before_the_window_of_tasks_is_taken(jobs, monkeypatch):
+    from sudokubench.harness.pool.handle import WorkerHandle
+
+    taken = 0
+    at_first_send: list[int] = []
+    send = WorkerHandle.send
+
+    def counting_send(self, batch, grace):
+        at_first_send.append(taken)
+        return send(self, batch, grace)
+
+    def tasks():
+        nonlocal taken
+        for k in range(3000):
+            taken += 1
+            yield task(k, "backtracking", str(SHIDOKU[k % len(SHIDOKU)]), limit=1)
+
+    monkeypatch.setattr(WorkerHandle, "send", counting_send)
+    with LocalPool(jobs=jobs, batch_size=16) as pool:
+        outcomes = by_id(list(pool.run(tasks())))
+    assert set(outcomes) == set(range(3000))
+    assert at_first_send[0] <= 2 * jobs * 16  # (the old pool took all 3,000 first)
+
+
 def test_two_workers_run_side_by_side():
     # one worker sleeps until killed while the other solves everything else
     tasks = [task(0, "fake_backends:SleepForever", timeout=1.5)]

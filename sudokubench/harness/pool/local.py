@@ -14,7 +14,9 @@ How `LocalPool` works:
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the
   cost per task low for backends that take a millisecond); each worker has up to two batches
   in flight so it never waits for the next. Batches shrink as the queue drains so the workers
-  finish together. Outcomes come back as soon as they finish, those finishing within `HOLD`
+  finish together. `run` takes the caller's tasks lazily, a window of `WINDOW` (4,096) at a
+  time; at the start only two batches a worker, sent at once, and the window fills while
+  they run. Outcomes come back as soon as they finish, those finishing within `HOLD`
   (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
   so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
