@@ -4,25 +4,31 @@ A **collection** is a puzzle file shipped in `puzzles/` (in the repository) or
 `sudokubench/puzzles/` (in a wheel): `top95`, `hardest`, `17clue`, ... — its file name without
 `.txt` / `.txt.gz`. `puzzles/SOURCES.md` (shipped beside them) gives each one's provenance.
 
-A **subset** follows a colon and counts puzzles (not lines) from 1, in file order:
+A **selection** follows a colon and counts puzzles (not lines) from 1, in file order, in one
+grammar for every source (a collection, a file, `stdin`):
 
+- `top95:7` is puzzle 7 alone: the id the tool prints for it (`top95:7`, `path/file.txt:7`,
+  `stdin:7`) selects exactly that puzzle when given back;
 - `top95:1-20` is puzzles 1 to 20, `top95:90-` puzzle 90 to the end;
-- `17clue:1000` is the first 1,000 (the same as `17clue:1-1000`).
+- `top95:..20` is the first 20 (the same as `top95:1-20`).
 
-A subset is a prefix or a range, never a random sample: it is the same puzzles on every machine
-and run, it streams (the rest of the file is not read), and each puzzle keeps its id
-`file:line`, so a result can be traced to its line. For a spread-out sample, take a range of a
-shuffled file.
+A selection is a prefix, one puzzle or a range, never a random sample: it is the same puzzles
+on every machine and run, it streams (the rest of the file is not read), and each puzzle keeps
+its id `source:K`. A selection past the end selects nothing: that is bad input (one line,
+exit code 2), never an empty run. For a spread-out sample, take a range of a shuffled file.
 
-`resolve_input(arg)` reads any PUZZLE|FILE|- argument as a `Source`: `-` (stdin), an existing
-file (with an optional subset, `puzzles/top95.txt:1-5`), a collection name (with an optional
-subset), or a puzzle written out (a line, a block, tokens, JSON, or `puzzle:count:solution`).
-A path wins over a collection of the same name. This module imports only `grid` and `formats`.
+`resolve_input(arg)` reads any PUZZLE|FILE|- argument as a `Source`: `-` or `stdin` (with an
+optional selection, `stdin:3`), an existing file (with an optional selection,
+`puzzles/top95.txt:1-5`), a collection name (with an optional selection), or a puzzle written
+out (a line, a block, tokens, JSON, or `puzzle:count:solution`), whose id is `argument`. A path
+wins over a collection of the same name; a name that is neither gets the closest collection
+names as a "did you mean". This module imports only `grid` and `formats`.
 """
 
 from __future__ import annotations
 
-import itertools
+import difflib
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,7 +53,7 @@ ARGUMENT_ID = "argument"
 
 #: File extensions that mark an argument as a file name, not a puzzle (`foo.txt`).
 _FILE_SUFFIXES = (".txt", ".gz", ".csv", ".sdk", ".ss", ".sdm", ".json", ".text")
-_SUBSET = re.compile(r"(\d+)(?:-(\d*))?")
+_SUBSET = re.compile(r"(\d+)(?:-(\d*))?|\.\.(\d+)")
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 _SOURCES = "SOURCES.md"
 
@@ -61,25 +67,45 @@ class Subset:
 
     @staticmethod
     def parse(text: str) -> Subset:
-        """`20` (the first 20), `1-20`, `90-` (from 90 on); GridFormatError otherwise."""
+        """`7` (puzzle 7), `1-20`, `90-` (from 90 on), `..20` (the first 20); GridFormatError
+        otherwise."""
         m = _SUBSET.fullmatch(text.strip())
         if m is None or len(text) > 20:
             raise GridFormatError(
-                f"subset {text!r}: expected N (the first N puzzles), A-B or A- (puzzles A to B)"
+                f"selection {text!r}: expected K (puzzle K), A-B, A- (puzzles A to B, or to the "
+                "end) or ..N (the first N)"
             )
-        if m.group(2) is None:
-            first, last = 1, int(m.group(1))
+        if m.group(3) is not None:
+            first, last = 1, int(m.group(3))
+        elif m.group(2) is None:
+            first = last = int(m.group(1))
         else:
             first, last = int(m.group(1)), int(m.group(2)) if m.group(2) else None
         if first < 1 or (last is not None and last < first):
-            raise GridFormatError(f"subset {text!r}: puzzles are numbered from 1, A-B needs A <= B")
+            raise GridFormatError(
+                f"selection {text!r}: puzzles are numbered from 1, A-B needs A <= B"
+            )
         return Subset(first, last)
 
-    def take(self, records: Iterator[PuzzleRecord]) -> Iterator[PuzzleRecord]:
-        """The records of this subset, reading no further than its last puzzle."""
-        return itertools.islice(records, self.first - 1, self.last)
+    def take(self, records: Iterator[PuzzleRecord], name: str) -> Iterator[PuzzleRecord]:
+        """The records of this selection, reading no further than its last puzzle;
+        GridFormatError when `name` (the source) holds too few puzzles to select any."""
+        seen = 0
+        for record in records:
+            seen += 1
+            if seen >= self.first:
+                yield record
+                if seen == self.last:
+                    return
+        if seen < self.first:
+            raise GridFormatError(
+                f"{name}:{self}: selects no puzzle ({name} holds {seen}; "
+                f"puzzles are numbered 1 to {seen})"
+            )
 
     def __str__(self) -> str:
+        if self.first == self.last:
+            return str(self.first)
         return f"{self.first}-{'' if self.last is None else self.last}"
 
 
@@ -152,7 +178,9 @@ def list_collections(*, count: bool = False) -> list[Collection]:
 @dataclass(frozen=True)
 class Source:
     """What a PUZZLE|FILE|- argument names: `kind` is `stdin`, `file`, `collection` or
-    `puzzle`; `label` names it in reports (a collection's name, a file's name)."""
+    `puzzle`; `label` is what its puzzles' ids start with and what selects it again: a
+    collection's name, a file's path (relative to the working directory when inside it),
+    `stdin` or `argument`."""
 
     kind: str
     label: str
@@ -165,8 +193,9 @@ class Source:
         if self.kind == "puzzle":
             yield _argument_record(self.text, shape)
             return
-        records = read_puzzles("-" if self.kind == "stdin" else self.path, shape)  # type: ignore[arg-type]
-        yield from (self.subset.take(records) if self.subset else records)
+        path = "-" if self.kind == "stdin" else self.path
+        records = read_puzzles(path, shape, label=self.label)  # type: ignore[arg-type]
+        yield from (self.subset.take(records, self.label) if self.subset else records)
 
 
 def _argument_record(text: str, shape: Shape | None) -> PuzzleRecord:
@@ -193,17 +222,44 @@ def _looks_like_name(text: str) -> bool:
     return len(head) < 16 and _NAME.fullmatch(head) is not None and not head.isdigit()
 
 
+def _shown(path: Path) -> str:
+    """A file's label: its path relative to the working directory when it is inside it (so
+    the ids stay short and select it again from there), else the path as given."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # (another drive on Windows)
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _unknown(arg: str) -> GridFormatError:
+    """The error for a name that is no file and no collection, with the closest names."""
+    shown = arg if len(arg) <= 80 else arg[:77] + "..."
+    head = arg.partition(":")[0]
+    if head == ARGUMENT_ID:
+        return GridFormatError(
+            f"{shown}: the id of a puzzle written out on a command line names no file: "
+            "give the puzzle itself"
+        )
+    names = collection_names()
+    close = difflib.get_close_matches(head, names, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else f" (collections: {', '.join(names)})"
+    return GridFormatError(f"{shown}: no such file, and no shipped collection of that name{hint}")
+
+
 def resolve_input(arg: str) -> Source:
     """Read a PUZZLE|FILE|- argument (see the module docstring); GridFormatError when it names
-    no file or collection, or its subset is malformed. A puzzle is parsed only when read."""
-    if arg == "-":
+    no file or collection, or its selection is malformed. A puzzle is parsed only when read."""
+    if arg in ("-", "stdin") and not _exists(arg):
         return Source("stdin", "stdin", arg)
     if _exists(arg):
-        return Source("file", Path(arg).name, arg, Path(arg))
+        return Source("file", _shown(Path(arg)), arg, Path(arg))
     head, colon, tail = arg.partition(":")
-    if colon and tail and _SUBSET.match(tail) and not tail.strip(":0123456789-"):
+    if colon and tail and _SUBSET.match(tail) and not tail.strip(":0123456789-."):
         if _exists(head) and Path(head).is_file():
-            return Source("file", Path(head).name, arg, Path(head), Subset.parse(tail))
+            return Source("file", _shown(Path(head)), arg, Path(head), Subset.parse(tail))
+        if head in ("-", "stdin"):
+            return Source("stdin", "stdin", arg, subset=Subset.parse(tail))
         path = find_collection(head)
         if path is not None:
             return Source("collection", head, arg, path, Subset.parse(tail))
@@ -211,9 +267,5 @@ def resolve_input(arg: str) -> Source:
     if path is not None:
         return Source("collection", arg, arg, path)
     if _looks_like_name(arg):
-        known = ", ".join(collection_names())
-        shown = arg if len(arg) <= 80 else arg[:77] + "..."
-        raise GridFormatError(
-            f"{shown}: no such file, and no shipped collection of that name (collections: {known})"
-        )
+        raise _unknown(arg)
     return Source("puzzle", ARGUMENT_ID, arg)

@@ -14,7 +14,10 @@ from its first puzzle line:
   `puzzle,solution`, optionally `count`); a `.csv` file or a first line with a comma.
 
 `.gz` files are decompressed (recognised by content, not name); `-` is stdin. Every record has
-an id `file:line`, and the collection a `# collection: NAME` comment line above it names.
+an id `LABEL:K`, K its place among the file's puzzles from 1 (not a line: a block or a comment
+takes several lines), LABEL the path as given, `stdin`, or what the caller names it (a
+collection's name): the id is what `catalog.resolve_input` takes back to select that puzzle.
+Each record also has the collection a `# collection: NAME` comment line above it names.
 Output (`output.py`, re-exported here): `format_pretty` (box separators, `.` blanks),
 `format_line`, `format_tokens`, `format_json`, `format_candidates`.
 
@@ -322,13 +325,18 @@ def _relocate(message: str, name: str, start: int) -> str:
     return f"{name}:{start}: {message}"
 
 
-def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[PuzzleRecord]:
-    """Stream the puzzles of a file (or `-`, stdin) in any layout of the module docstring.
+def read_puzzles(
+    source: str | Path, shape: Shape | None = None, *, label: str | None = None
+) -> Iterator[PuzzleRecord]:
+    """Stream the puzzles of a file (or `-`, stdin) in any layout of the module docstring,
+    with ids `LABEL:K` (`label`, default the path as given or `stdin`; K counts puzzles).
 
     Raises `OSError` for a missing or unreadable file and `GridFormatError` for bad content,
     including a file with no puzzle at all.
     """
     name, handle = _open_text(source)
+    if label is None:
+        label = "stdin" if str(source) == "-" else str(source)
     solutions = None if str(source) == "-" else _solution_lines(Path(source))
     found = 0
     sections = _Sections()
@@ -351,6 +359,7 @@ def read_puzzles(source: str | Path, shape: Shape | None = None) -> Iterator[Puz
                 records = _block_records(name, stream, shape)
         for start, record in records:
             found += 1
+            record = record._replace(id=f"{label}:{found}")
             if solutions is not None and record.expected_solution is None:
                 text = next(solutions, None)
                 if text is not None:

@@ -39,7 +39,7 @@ def pattern_solution(shape: Shape) -> Grid:
 
 def collection(name: str, count: int | None = None, step: int = 1) -> list[PuzzleRecord]:
     """The first `count` puzzles (every `step`-th) of a shipped collection."""
-    records = read_puzzles(collection_path(name))
+    records = read_puzzles(collection_path(name), label=name)  # ids as the CLI prints them
     return list(itertools.islice(records, 0, None if count is None else count * step, step))
 
 
@@ -47,9 +47,12 @@ def collection(name: str, count: int | None = None, step: int = 1) -> list[Puzzl
 TESTS = Path(__file__).resolve().parent
 
 
-def cli(*args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 180, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     """`sudokubench ARGS` in a fresh process (the module next to this interpreter, never one
-    found on PATH), with tests/ importable for the fake and hostile plug-ins."""
+    found on PATH), with tests/ importable for the fake and hostile plug-ins; `stdin` its
+    input when given."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     return subprocess.run(
@@ -59,6 +62,7 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess
         env=env,
         cwd=cwd,
         timeout=timeout,
+        input=stdin,
     )
 
 

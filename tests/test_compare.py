@@ -32,6 +32,13 @@ EASY = [  # from easy50, each with exactly one solution
 SHIDOKU_UNSAT = ".2.....42......3"
 
 
+@pytest.fixture(autouse=True)
+def _from_the_puzzles_folder(tmp_path, monkeypatch):
+    """Run from the folder of the puzzle files: their ids are their paths from there
+    (`p.txt:1`), as a user who gives `p.txt` sees them."""
+    monkeypatch.chdir(tmp_path)
+
+
 def write(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     return path

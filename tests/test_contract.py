@@ -117,7 +117,7 @@ def test_conflicting_givens_are_unsatisfiable(backend, puzzle):
 
 def test_an_unsatisfiable_4x4_puzzle(backend):
     record = collection("shidoku4x4", 9)[8]
-    assert (record.id, str(record.puzzle)) == ("shidoku4x4.txt:9", ".2.....42......3")
+    assert (record.id, str(record.puzzle)) == ("shidoku4x4:9", ".2.....42......3")
     result = solve(backend, record.puzzle, limit=2)
     assert result.status is Status.UNSATISFIABLE
 

@@ -25,6 +25,13 @@ SCRIPT = Path(sys.executable).with_name("sudokubench")
 TESTS = Path(__file__).resolve().parent
 
 
+@pytest.fixture(autouse=True)
+def _from_the_puzzles_folder(tmp_path, monkeypatch):
+    """Run from the folder of the puzzle files: their ids are their paths from there
+    (`p.txt:1`), as a user who gives `p.txt` sees them."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A LocalCluster of 2 worker processes on 127.0.0.1, as `--cluster local:2` starts."""

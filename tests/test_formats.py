@@ -288,7 +288,7 @@ def test_puzzle_files_round_trip(tmp_path, shape, layout, compressed):
     assert [r.puzzle for r in records] == grids
     if layout == "lines":
         assert [r.expected_count for r in records] == [0, 1, 2]
-        assert [r.id for r in records] == [f"{path.name}:{i}" for i in (3, 4, 5)]
+        assert [r.id for r in records] == [f"{path}:{k}" for k in (1, 2, 3)]  # puzzles, not lines
     if layout == "csv":
         assert [r.expected_solution for r in records] == grids
 
@@ -296,8 +296,8 @@ def test_puzzle_files_round_trip(tmp_path, shape, layout, compressed):
 def test_solutions_file_beside_the_puzzles(tmp_path):
     write(tmp_path / "set.txt", f"# two\n{TELEGRAM}\n\n{MULTIPLE}\n")
     write(tmp_path / "set.solutions.txt", f"{TELEGRAM_SOLUTION}\n{TELEGRAM_SOLUTION}\n")
-    first, second = read_puzzles(tmp_path / "set.txt")
-    assert (first.id, second.id) == ("set.txt:2", "set.txt:4")
+    first, second = read_puzzles(tmp_path / "set.txt", label="set")
+    assert (first.id, second.id) == ("set:1", "set:2")  # numbered as puzzles, not lines
     assert str(first.expected_solution) == TELEGRAM_SOLUTION == str(second.expected_solution)
 
 

@@ -67,25 +67,28 @@ def test_collections_command_lists_names_counts_and_provenance():
 
 @pytest.mark.parametrize(
     ("text", "first", "last"),
-    [("20", 1, 20), ("1-20", 1, 20), ("90-", 90, None), ("5-5", 5, 5)],
+    [("20", 20, 20), ("..20", 1, 20), ("1-20", 1, 20), ("90-", 90, None), ("5-5", 5, 5)],
 )
 def test_subset_syntax(text, first, last):
     assert Subset.parse(text) == Subset(first, last)
 
 
-@pytest.mark.parametrize("text", ["0", "5-3", "0-2", "a", "1-2-3", "9" * 30])
+@pytest.mark.parametrize("text", ["0", "5-3", "0-2", "a", "1-2-3", "..0", "..", "1..3", "9" * 30])
 def test_bad_subsets_are_refused(text):
-    with pytest.raises(GridFormatError, match="subset"):
+    with pytest.raises(GridFormatError, match="selection"):
         Subset.parse(text)
 
 
 def test_a_subset_is_those_puzzles_of_the_file_with_their_ids():
     whole = collection("top95")
     assert list(resolve_input("top95:3-5").records()) == whole[2:5]
-    assert list(resolve_input("top95:4").records()) == whole[:4]
+    assert list(resolve_input("top95:4").records()) == whole[3:4]
+    assert list(resolve_input("top95:..4").records()) == whole[:4]
     assert list(resolve_input("top95:94-").records()) == whole[93:]
     path = str(find_collection("top95"))
-    assert list(resolve_input(f"{path}:2-3").records()) == whole[1:3]
+    from_file = list(resolve_input(f"{path}:2-3").records())
+    assert [r.puzzle for r in from_file] == [r.puzzle for r in whole[1:3]]
+    assert [r.id for r in from_file] == [f"{os.path.relpath(path)}:{k}" for k in (2, 3)]
 
 
 def test_resolve_input_tells_the_argument_kinds_apart(tmp_path, monkeypatch):
@@ -103,24 +106,27 @@ def test_commands_take_collection_names_and_subsets():
     code, out, err = run("count", "hardest:2-3", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0, err
-    assert [r["id"] for r in rows] == ["hardest.txt:2", "hardest.txt:3"]
+    assert [r["id"] for r in rows] == ["hardest:2", "hardest:3"]
     assert [(r["count"], r["exhaustive"]) for r in rows] == [(1, True), (1, True)]
     for row, record in zip(rows, collection("hardest")[1:3], strict=True):
         assert is_solution(Grid.parse(row["solutions"][0]), record.puzzle)
-    code, out, _ = run("solve", "course:2", "-f", "line")  # "multiple": the first solution
+    code, out, _ = run("solve", "course:..2", "-f", "line")  # "multiple": the first solution
     assert code == 0 and len(out.split()) == 2
     code, out, _ = run("show", "shidoku4x4:9", "-f", "line")
-    assert code == 0 and out.split()[-1] == ".2.....42......3"
+    assert code == 0 and out.split() == [".2.....42......3"]
     code, out, _ = run("check", "top95:1")
-    assert code == 0 and out.startswith("top95.txt:1: valid")
+    assert code == 0 and out.startswith("top95:1: valid")
     code, out, _ = run("rate", "easy50:1", "--json")
-    assert code == 0 and json.loads(out.splitlines()[0])["id"] == "easy50.txt:1"
+    assert code == 0 and json.loads(out.splitlines()[0])["id"] == "easy50:1"
 
 
 def test_a_misspelt_name_lists_the_collections():
     code, out, err = run("count", "top9")
     assert_one_line_error(code, out, err, "no shipped collection")
-    assert "top95" in err
+    assert "did you mean top95" in err
+    code, out, err = run("count", "zzzz")
+    assert_one_line_error(code, out, err, "no shipped collection")
+    assert "collections: 17clue," in err
 
 
 def test_collections_work_from_a_wheel_install_outside_the_repository(tmp_path):
@@ -155,7 +161,7 @@ def test_collections_work_from_a_wheel_install_outside_the_repository(tmp_path):
     done = installed("compare", "top95:2-3", "-b", "fast", "--db", "r.sqlite", "--json", "-q")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
-    assert [r["puzzle_id"] for r in results] == ["top95.txt:2", "top95.txt:3"]
+    assert [r["puzzle_id"] for r in results] == ["top95:2", "top95:3"]
     for result, record in zip(results, collection("top95")[1:3], strict=True):
         assert is_solution(Grid.parse(result["solutions"][0]), record.puzzle)
 
@@ -178,8 +184,8 @@ def test_compare_takes_collections_stdin_puzzles_and_files_with_traceable_ids(tm
     )
     ids = [r["puzzle_id"] for r in data["results"]]
     assert ids == [
-        "top95.txt:1", "top95.txt:2", "top95.txt:3", "stdin:1", "stdin:2", "argument",
-        "mine.txt:3", "mine.txt:4",
+        "top95:1", "top95:2", "top95:3", "stdin:1", "stdin:2", "argument",
+        "mine.txt:1", "mine.txt:2",
     ]  # fmt: skip
     puzzles = [*collection("top95")[:3], *hardest[4:6], hardest[0], None, None]
     for result, record in zip(data["results"], puzzles, strict=True):
@@ -198,7 +204,7 @@ def test_compare_takes_collections_stdin_puzzles_and_files_with_traceable_ids(tm
 
 def test_compare_numbers_several_puzzles_written_out_by_their_position():
     data = compare_json("top95:1", TELEGRAM, MULTIPLE)
-    assert [r["puzzle_id"] for r in data["results"]] == ["top95.txt:1", "argument:2", "argument:3"]
+    assert [r["puzzle_id"] for r in data["results"]] == ["top95:1", "argument:2", "argument:3"]
     assert data["results"][1]["solutions"] == [TELEGRAM_SOLUTION]
 
 
@@ -207,8 +213,9 @@ def test_compare_numbers_several_puzzles_written_out_by_their_position():
     [
         (["top9"], "no shipped collection"),
         (["-", "-"], "stdin (-) can be read only once"),
-        (["top95:1-3", "top95:3-4"], "two inputs give the puzzle id top95.txt:3"),
-        (["top95:0"], "subset"),
+        (["top95:1-3", "top95:3-4"], "two inputs give the puzzle id top95:3"),
+        (["top95:0"], "selection"),
+        (["top95:96-"], "top95:96-: selects no puzzle (top95 holds 95"),
         ([TELEGRAM[:80] + "A"], "unexpected character 'A'"),
     ],
 )

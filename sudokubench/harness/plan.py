@@ -4,8 +4,9 @@ list in its fixed order (`plan`) and where the run happens (`machine_info`).
 
 An input is any PUZZLE|FILE|- argument `catalog.resolve_input` reads: a file, a shipped
 collection by name with an optional subset (`top95:1-20`), `-` (stdin) or a puzzle written
-out. Puzzle ids stay traceable: `file:line`, `stdin:line`, `argument` (`argument:N`, N the
-argument's position, when several puzzles are written out). A `# collection: NAME` comment
+out. Puzzle ids select their puzzle again (`catalog`): `top95:7`, `path/file.txt:7`,
+`stdin:7` (K counting puzzles, not lines), `argument` (`argument:N`, N the argument's
+position, when several puzzles are written out). A `# collection: NAME` comment
 line in an input file puts the puzzles below it in that collection, otherwise the file's stem
 (`stdin`, `argument`) is the collection. Tasks are numbered in a fixed order
 (puzzle, then backend, then warm-ups and samples), so a task id is stable across `--resume`.
@@ -188,7 +189,8 @@ def _read_puzzles(
     written_out = sum(s.kind == "puzzle" for s in sources)
     position = 0
     for number, source in enumerate(sources, 1):
-        stem = source.label.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
+        name = source.label.replace("\\", "/").rpartition("/")[2]
+        stem = name.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
         shared = labels[source.label] > 1
         for record in source.records(shape):
             puzzle_id = _puzzle_id(source, record.id, number, written_out)
