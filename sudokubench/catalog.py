@@ -243,7 +243,8 @@ def _unknown(arg: str) -> GridFormatError:
         )
     names = collection_names()
     close = difflib.get_close_matches(head, names, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(close)}?" if close else f" (collections: {', '.join(names)})"
+    known = f" (collections: {', '.join(names)})"
+    hint = f"; did you mean {' or '.join(close)}?" if close else known
     return GridFormatError(f"{shown}: no such file, and no shipped collection of that name{hint}")
 
 

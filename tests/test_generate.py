@@ -265,7 +265,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 def test_generate_command_annotated_file(tmp_path, capsys) -> None:
     target = tmp_path / "hard.txt"
-    argv = ["generate", "-n", "2", "-d", "hard", "--seed", "3", "--annotate", "-o", str(target)]
+    argv = ["generate", "-c", "2", "-d", "hard", "--seed", "3", "--annotate", "-o", str(target)]
     code, out, err = run([*argv, "--symmetry", "rot180"], capsys)
     assert code == 0, err
     assert out == ""
@@ -280,7 +280,7 @@ def test_generate_command_annotated_file(tmp_path, capsys) -> None:
 
 
 def test_generate_command_is_reproducible(capsys) -> None:
-    argv = ["generate", "--size", "6", "-n", "4", "--seed", "12"]
+    argv = ["generate", "--size", "6", "-c", "4", "--seed", "12"]
     first = run(argv, capsys)[1]
     again = run([*argv, "--jobs", "2"], capsys)[1]
     assert first == again
@@ -291,7 +291,7 @@ def test_generate_command_is_reproducible(capsys) -> None:
 
 
 def test_generate_command_complete_grids(capsys) -> None:
-    argv = ["generate", "--complete", "--box", "2x4", "-n", "3", "--seed", "5"]
+    argv = ["generate", "--complete", "--box", "2x4", "-c", "3", "--seed", "5"]
     code, out, err = run(argv, capsys)
     assert code == 0
     assert "generated 3 8x8 complete grids" in err
@@ -321,7 +321,7 @@ def test_generate_command_bad_usage(argv: list[str], message: str, capsys) -> No
 
 
 def test_generate_command_box_and_level(capsys) -> None:
-    argv = ["generate", "--box", "2x2", "-n", "3", "--seed", "1", "-d", "simple"]
+    argv = ["generate", "--box", "2x2", "-c", "3", "--seed", "1", "-d", "simple"]
     code, out, _ = run(argv, capsys)
     assert code == 0
     lines = out.split()

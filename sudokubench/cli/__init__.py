@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["app", "main"]
+__all__ = ["app", "load_app", "main"]
 
 
 #: The modules of commands, in the order `--help` lists their commands (importing one
@@ -26,7 +26,7 @@ __all__ = ["app", "main"]
 _MODULES = ("basic", "cnf", "compare", "report", "generate", "listing")
 
 
-def _commands() -> Any:
+def load_app() -> Any:
     """The Typer app with every command registered."""
     import importlib
 
@@ -39,7 +39,7 @@ def _commands() -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line (see `sudokubench.cli.app.main`)."""
-    _commands()
+    load_app()
     from sudokubench.cli.app import main as run
 
     run(argv)
@@ -48,5 +48,5 @@ def main(argv: list[str] | None = None) -> None:
 def __getattr__(name: str) -> Any:
     """`sudokubench.cli.app` as the Typer app, loaded on first use."""
     if name == "app":
-        return _commands()
+        return load_app()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

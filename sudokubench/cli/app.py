@@ -3,8 +3,9 @@
 Each feature module in `sudokubench.cli` does `from sudokubench.cli.app import app` and
 registers its commands with `@app.command()`. Reuse these instead of writing them again:
 
-- Options as `Annotated` types: `PuzzleArg` (PUZZLE|FILE|-), `BoxOpt` (`--box RxC`),
-  `BackendOpt` (`--backend`, default `DEFAULT_BACKEND`), `TimeoutOpt`, `JsonOpt`.
+- Options as `Annotated` types, from `cli/options.py` (the one vocabulary, re-exported here):
+  `PuzzleArg` (PUZZLE|FILE|-), `BoxOpt` (`--box RxC`), `BackendOpt` (`-b/--backends`),
+  `TimeoutOpt`, `JsonOpt`; every command's help ends with `examples(...)`.
 - `read_input(source, box)`: the PUZZLE|FILE|- argument as a stream of `PuzzleRecord`s, read by
   `sudokubench.catalog.resolve_input`: `-` is stdin, an existing path a puzzle file (any
   layout `formats.read_puzzles` reads), a shipped collection's name (`top95`, `top95:1-20`),
@@ -36,9 +37,18 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument, TyperGroup
 
 from sudokubench.backend import Backend, SolveResult, Status
 from sudokubench.catalog import ARGUMENT_ID, resolve_input
+from sudokubench.cli.options import (
+    BackendOpt,
+    BoxOpt,
+    JsonOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    examples,
+)
 from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord
 from sudokubench.grid import SYMBOLS, Grid, Shape
@@ -64,13 +74,48 @@ __all__ = [
     "run_backend",
 ]
 
+# -- the group and its commands' help --------------------------------------------------------
+
+
+class _Argument(TyperArgument):
+    """An argument whose help shows its metavar alone (Typer adds `<list[str]>` after it)."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None if self.metavar else super().display_type_rich(ctx)
+
+
+class _Group(TyperGroup):
+    """The app's group: each command's whole summary in the list (Click cuts it at 45
+    columns with "..."), and its arguments' help without Typer's type placeholders."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            for param in command.params:
+                if isinstance(param, TyperArgument):
+                    param.__class__ = _Argument  # (Typer makes them; only their help changes)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [
+            (name, command.get_short_help_str(limit=10_000))
+            for name in self.list_commands(ctx)
+            if (command := self.get_command(ctx, name)) is not None and not command.hidden
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="sudokubench",
+    cls=_Group,
     help="Compare Sudoku solvers: cross-checked answers and counts, fair timings.",
+    epilog=examples("sudokubench solve top95:1", "sudokubench compare -b fast,dlx top95:..5 -q"),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -103,30 +148,6 @@ _CLICK_ERRORS = _click_classes("ClickException")
 _EXITS = (typer.Exit, *_click_classes("Exit"))
 _ABORTS = (typer.Abort, *_click_classes("Abort"))
 
-# -- shared options -------------------------------------------------------------------------
-
-PuzzleArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="PUZZLE|FILE|-",
-        help="A puzzle (line, block or tokens), a puzzle file, or - for stdin.",
-        show_default=False,
-    ),
-]
-BoxOpt = Annotated[
-    str | None,
-    typer.Option("--box", metavar="RxC", help="Box shape, e.g. 2x3; default: from the cell count."),
-]
-BackendOpt = Annotated[
-    str,
-    typer.Option("--backend", "-b", help="Backend name (see `sudokubench backends`)."),
-]
-TimeoutOpt = Annotated[
-    float | None,
-    typer.Option("--timeout", "-t", min=0, help="Seconds per puzzle and backend; default: none."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object a line (stable keys).")]
-
 
 def _print_version(value: bool) -> None:
     if value:
@@ -141,7 +162,11 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
         ),
     ] = False,
 ) -> None:
@@ -175,16 +200,17 @@ def parse_box(box: str | None) -> Shape | None:
 
 
 def read_input(
-    source: str, box: str | None = None, *, progress: str | None = None
+    source: str, box: str | None = None, *, progress: str | None = None, quiet: bool = False
 ) -> Iterator[PuzzleRecord]:
     """PUZZLE|FILE|- as records: `-` (stdin), a file, a shipped collection by name (both with an
     optional subset, `top95:1-20`) or a puzzle on the command line (see `resolve_input`).
 
     `progress` names the command in a progress bar with an ETA, shown on a terminal while a
-    file or collection is read (`cli/progress.py`); stdin and a single puzzle get none."""
+    file or collection is read (`cli/progress.py`) unless `quiet` (`-q`); stdin and a single
+    puzzle get none."""
     shape = parse_box(box)
     found = resolve_input(source)
-    if progress is None or found.kind not in ("file", "collection"):
+    if progress is None or quiet or found.kind not in ("file", "collection"):
         yield from found.records(shape)
         return
     from sudokubench.cli.progress import counted

@@ -20,11 +20,6 @@ import typer
 from sudokubench.backend import SolveResult, Status
 from sudokubench.cli.app import (
     ARGUMENT_ID,
-    BackendOpt,
-    BoxOpt,
-    JsonOpt,
-    PuzzleArg,
-    TimeoutOpt,
     UsageFailure,
     app,
     emit_json,
@@ -33,6 +28,18 @@ from sudokubench.cli.app import (
     resolve_backends,
     result_json,
     run_backend,
+)
+from sudokubench.cli.options import (
+    AllOpt,
+    BackendOpt,
+    BackendsOpt,
+    BoxOpt,
+    JsonOpt,
+    PuzzleArg,
+    QuietOpt,
+    TimeoutOpt,
+    examples,
+    pick_format,
 )
 from sudokubench.formats import FORMATS, format_candidates, grid_to_json, parse_grid
 from sudokubench.grid import Grid, solution_problem
@@ -53,8 +60,17 @@ class OutputFormat(enum.StrEnum):
     json = "json"
 
 
-FormatOpt = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="pretty (boxes), line, tokens or json.")
+GRID_FORMATS = tuple(f.value for f in OutputFormat)
+#: The formats of `count` and `check`: a line of text a puzzle, or a JSON object a line.
+TEXT_FORMATS = ("text", "json")
+
+GridFormatOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", metavar="FORMAT", help="pretty (boxes), line, tokens or json."),
+]
+TextFormatOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", metavar="FORMAT", help="text or json (one object a line)."),
 ]
 
 
@@ -87,26 +103,34 @@ def describe_count(result: SolveResult, limit: int) -> str:
     return f"at least {_plural(result.count)} (stopped at --limit {limit})"
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench solve top95:7",
+        "sudokubench solve top95:..3 -f line -b dlx",
+        "sudokubench solve '8.9.....7.76.89....3..7.89..2.7.8.1.7.......2.6.12.47.6978.4231...9.67"
+        ".......79.6' -n 2",
+    )
+)
 def solve(
     puzzle: PuzzleArg,
     backend: BackendOpt = DEFAULT_BACKEND,
-    all_solutions: Annotated[
-        bool, typer.Option("--all", "-a", help="Print every solution.")
-    ] = False,
+    all_solutions: AllOpt = False,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=1, help="Print up to N solutions.")
+        int | None,
+        typer.Option("--limit", "-n", metavar="N", min=1, help="Print up to N solutions."),
     ] = None,
-    output: FormatOpt = OutputFormat.pretty,
+    fmt: GridFormatOpt = "pretty",
+    as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
     box: BoxOpt = None,
 ) -> None:
-    """Solve puzzles; with --all or --limit N print each solution as `Solution #k`.
+    """Solve puzzles; with --all or --limit N print each solution.
 
-    Every solution is checked with the independent checker. Exit code 1 when a puzzle has no
-    solution or the backend returned a wrong one, 3 when the backend failed (ERROR) and
-    nothing was wrong (the reason goes to stderr).
+    Each solution is printed as `Solution #k` and checked with the independent checker. Exit
+    code 1 when a puzzle has no solution or the backend returned a wrong one, 3 when the
+    backend failed (ERROR) and nothing was wrong (the reason goes to stderr).
     """
+    output = OutputFormat(pick_format(fmt, as_json, GRID_FORMATS))
     if all_solutions and limit is not None:
         raise UsageFailure("--all and --limit exclude each other")
     limit = ALL if all_solutions else (limit or 1)
@@ -167,25 +191,29 @@ def _print_solutions(
         print(describe_count(result, limit) + (" (all found)" if result.exhaustive else ""))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench count top95:1",
+        "sudokubench count top95:..3 -b fast,dlx -n 2",
+        "sudokubench count showcase:13 --json",
+    )
+)
 def count(
     puzzle: PuzzleArg,
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend", "-b", help="Backend name; `a,b` or `all` count with each and cross-check."
-        ),
-    ] = DEFAULT_BACKEND,
+    backend: BackendsOpt = DEFAULT_BACKEND,
     limit: Annotated[
-        int, typer.Option("--limit", "-n", min=1, help="Stop counting at N solutions.")
+        int,
+        typer.Option("--limit", "-n", metavar="N", min=1, help="Stop counting at N solutions."),
     ] = 1000,
     timeout: TimeoutOpt = None,
+    fmt: TextFormatOpt = "text",
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
     box: BoxOpt = None,
     every: Annotated[
         bool,
         typer.Option(
-            "--all", help="Count every solution, keeping none but the first few (native)."
+            "--all", "-a", help="Count every solution, keeping none but the first few (native)."
         ),
     ] = False,
     estimate: Annotated[
@@ -200,10 +228,10 @@ def count(
         typer.Option("--allow-errors", help="Exit 0 rather than 3 when a backend failed."),
     ] = False,
 ) -> None:
-    """Count solutions up to --limit; exact when the search finished (`exhaustive`).
+    """Count solutions up to --limit: exact when the search finished.
 
     Answers are checked (every solution with the independent checker, against the file's
-    expected count and solution when it has them); with `--backend a,b` or `all` every
+    expected count and solution when it has them); with `--backends a,b` or `all` every
     backend counts (10 s each unless --timeout says otherwise) and the counts are
     cross-checked. Exit code 1 on a wrong answer or a disagreement, 3 when a backend ended in
     ERROR and nothing was wrong (0 with --allow-errors); a timeout is an answer (`?`, `>=n`).
@@ -212,6 +240,7 @@ def count(
     """
     from sudokubench.harness.verify import agree, check_result, exit_code, expected_voice
 
+    as_json = pick_format(fmt, as_json, TEXT_FORMATS) == "json"
     if every or estimate:
         from sudokubench.cli.native import count_natively
 
@@ -228,7 +257,7 @@ def count(
         timeout = SIDE_BY_SIDE_TIMEOUT  # one slow backend must not hold up the others forever
     disagreed = False
     errors: Counter[str] = Counter()
-    for record in read_input(puzzle, box, progress="count"):
+    for record in read_input(puzzle, box, progress="count", quiet=quiet):
         rows = []
         for solver in solvers:
             result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
@@ -257,7 +286,7 @@ def count(
                 mark += f"  (error: {r.message})"
             print(f"  {r.backend:<{width}}  {voice.verdict!s:>7}  {seconds:9.4f} s{mark}")
         if verdict.agreed:
-            print(f"  agree: {verdict.consensus}")
+            print(f"  agree: {_consensus(verdict.consensus, verdict.solutions_found)}")
         else:
             for problem in verdict.problems:
                 print(f"  DISAGREE: {problem.message}")
@@ -270,21 +299,54 @@ def count(
         raise typer.Exit(code)
 
 
-@app.command()
+def _consensus(consensus: str, found: int) -> str:
+    """What the backends agree on, in words: the count (`=28`, `0`, `>=100`) and, for a lower
+    bound, where its number comes from."""
+    from sudokubench.harness.verify import Verdict
+
+    verdict = Verdict.parse(consensus)
+    if verdict.kind == "exact":
+        return f"{consensus}: " + (
+            "no solution" if verdict.n == 0 else f"exactly {_plural(verdict.n)}"
+        )
+    if verdict.kind != "at_least":
+        return "? (no backend finished a count)"
+    source = (
+        f"the {verdict.n} different solutions the backends found together"
+        if found == verdict.n
+        else "the largest count a backend reached"
+    )
+    return f"{consensus}: at least {_plural(verdict.n)} ({source})"
+
+
+@app.command(
+    epilog=examples(
+        "sudokubench check top95:..3",
+        "sudokubench check showcase:20 --json",
+    )
+)
 def check(
     puzzle: PuzzleArg,
     solution: Annotated[
         str | None,
-        typer.Option("--solution", "-s", help="A grid to check as a solution of the puzzle."),
+        typer.Option(
+            "--solution",
+            "-s",
+            metavar="GRID",
+            help="A grid to check as a solution of the puzzle.",
+        ),
     ] = None,
+    fmt: TextFormatOpt = "text",
     as_json: JsonOpt = False,
     box: BoxOpt = None,
 ) -> None:
-    """Check puzzles without solving: repeated givens (with where), and --solution if given.
+    """Check puzzles without solving: repeated givens, and a solution if given.
 
+    Repeated givens are shown with where they are; --solution is checked against the puzzle.
     A file's own solutions (annotated lines, name.solutions.txt, a CSV column) are checked too.
     Exit code 1 when a puzzle is not valid or a solution is wrong.
     """
+    as_json = pick_format(fmt, as_json, TEXT_FORMATS) == "json"
     bad = False
     for record in read_input(puzzle, box):
         grid = record.puzzle
@@ -322,16 +384,24 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench show top95:7",
+        "sudokubench show top95:..3 -f line",
+        "sudokubench show top95:7 --candidates",
+    )
+)
 def show(
     puzzle: PuzzleArg,
     candidates: Annotated[
-        bool, typer.Option("--candidates", "-c", help="Show every cell's candidates.")
+        bool, typer.Option("--candidates", help="Show every cell's candidates.")
     ] = False,
-    output: FormatOpt = OutputFormat.pretty,
+    fmt: GridFormatOpt = "pretty",
+    as_json: JsonOpt = False,
     box: BoxOpt = None,
 ) -> None:
     """Print puzzles in another form (pretty, line, tokens, json), or with their candidates."""
+    output = OutputFormat(pick_format(fmt, as_json, GRID_FORMATS))
     for record in read_input(puzzle, box):
         grid = record.puzzle
         if candidates:

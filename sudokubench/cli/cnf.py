@@ -14,22 +14,36 @@ from typing import Annotated
 
 import typer
 
-from sudokubench.cli.app import BoxOpt, PuzzleArg, UsageFailure, app, read_input
+from sudokubench.cli.app import UsageFailure, app, read_input
+from sudokubench.cli.options import BoxOpt, PuzzleArg, examples
 from sudokubench.encodings.cnf import Cnf, Encoding, encode, to_dimacs
 
 __all__ = ["cnf"]
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench cnf top95:7",
+        "sudokubench cnf top95:7 -e minimal",
+    )
+)
 def cnf(
     puzzle: PuzzleArg,
     encoding: Annotated[
         Encoding,
-        typer.Option("--encoding", "-e", help="CNF encoding (see the README)."),
+        typer.Option(
+            "--encoding",
+            "-e",
+            metavar="ENCODING",
+            help=f"The CNF encoding: {', '.join(e.value for e in Encoding)}.",
+        ),
     ] = Encoding.OPTIMIZED,
     box: BoxOpt = None,
 ) -> None:
-    """Print the CNF of one puzzle in DIMACS format."""
+    """Print the CNF of one puzzle in DIMACS format.
+
+    The output is DIMACS, the one format every SAT solver reads: so no --format or --json.
+    """
     records = list(itertools.islice(read_input(puzzle, box), 2))
     if not records:
         raise UsageFailure(f"{puzzle}: no puzzle in it")

@@ -25,6 +25,7 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app
+from sudokubench.cli.options import JsonOpt, QuietOpt, examples, pick_format
 from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
@@ -36,7 +37,7 @@ from sudokubench.harness.stats import jobs_warning
 
 DbOpt = Annotated[
     Path,
-    typer.Option("--db", help="The results database (SQLite).", show_default=True),
+    typer.Option("--db", metavar="FILE", help="The results database (SQLite).", show_default=True),
 ]
 DEFAULT_DB = Path("sudokubench.sqlite")
 ParOpt = Annotated[
@@ -92,14 +93,21 @@ class _Reporter:
             self.ticker.close()
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench compare -b fast,dlx top95:..5 -q",
+        "sudokubench compare -b fast,norvig,dlx hardest -t 5 -f markdown -q",
+        "sudokubench compare -b fast,dlx -q",
+    )
+)
 def compare(
     files: Annotated[
         list[str] | None,
         typer.Argument(
             metavar="PUZZLE|FILE|-",
             help="Puzzle files (lines, annotated lines, blocks, CSV, .gz), collections by name "
-            "(top95, top95:1-20), - (stdin) or puzzles written out; none: the showcase.",
+            "(top95, top95:7, top95:1-20, top95:..20), - (stdin) or puzzles written out; "
+            "none: the showcase.",
             show_default=False,
         ),
     ] = None,
@@ -107,18 +115,28 @@ def compare(
         str,
         typer.Option(
             "--backends",
+            "--backend",
             "-b",
+            metavar="NAMES",
             help="Comma-separated backend names, module:attr, exec:'CMD', or all.",
         ),
     ] = "all",
     limit: Annotated[
-        int, typer.Option("--limit", min=1, help="Solutions to look for (2 proves uniqueness).")
+        int,
+        typer.Option(
+            "--limit",
+            "-n",
+            metavar="N",
+            min=1,
+            help="Solutions to look for (2 proves uniqueness).",
+        ),
     ] = 2,
     timeout: Annotated[
         float | None,
         typer.Option(
             "--timeout",
             "-t",
+            metavar="SECONDS",
             min=0.001,
             help=f"Seconds per task, enforced by killing the worker [default: 10; "
             f"showcase: {SHOWCASE_TIMEOUT:g}]",
@@ -130,17 +148,26 @@ def compare(
         typer.Option(
             "--jobs",
             "-j",
+            metavar="N",
             min=1,
             help="Worker processes (1 for fair timings) [default: 1; --resume: the run's].",
             show_default=False,
         ),
     ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Measured samples per puzzle and backend.")
+        int,
+        typer.Option(
+            "--repeat", metavar="N", min=1, help="Measured samples per puzzle and backend."
+        ),
     ] = 1,
     warmup: Annotated[
         int,
-        typer.Option("--warmup", min=0, help="Discarded warm-up runs per pair (stored, untimed)."),
+        typer.Option(
+            "--warmup",
+            metavar="N",
+            min=0,
+            help="Discarded warm-up runs per pair (stored, untimed).",
+        ),
     ] = 0,
     no_warmup: Annotated[
         bool,
@@ -156,7 +183,9 @@ def compare(
         str | None,
         typer.Option(
             "--baseline",
-            help="Backend the time ratios refer to [default: fast if it runs, else the first].",
+            metavar="NAME",
+            help="Backend the time ratios refer to [default: fast if it runs, else the first "
+            "listed].",
         ),
     ] = None,
     db: DbOpt = DEFAULT_DB,
@@ -175,10 +204,17 @@ def compare(
             help="With --resume: run the plug-ins and exec: programs the stored run names.",
         ),
     ] = False,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="The report as one JSON object (stable keys).")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="The report: table, markdown, csv, json (one line) or html.",
+        ),
+    ] = "table",
+    json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
     allow_errors: AllowErrorsOpt = False,
     par: ParOpt = 2.0,
     cluster: Annotated[
@@ -194,17 +230,22 @@ def compare(
         float,
         typer.Option(
             "--cluster-timeout",
+            metavar="SECONDS",
             min=0.1,
             help="Seconds to reach the --cluster scheduler, and then for its first worker.",
         ),
     ] = 10.0,
 ) -> None:
-    """Run every puzzle through every backend; check, cross-check, time and store the answers.
+    """Run every puzzle through every backend: check, cross-check, time, store.
 
-    Exit code 0 when every task answered (timeouts allowed) and all agree; 1 when an answer is
-    wrong or backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad
-    input; 130 on Ctrl-C.
+    Every answer is checked and cross-checked, timed and stored (`--db`). Exit code 0 when
+    every task answered (timeouts allowed) and all agree; 1 when an answer is wrong or
+    backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad input;
+    130 on Ctrl-C.
     """
+    from sudokubench.harness.report.render import FORMATS
+
+    fmt = pick_format(fmt, json_out, FORMATS)
     _refuse_clashes(
         resume is not None and bool(files), no_warmup, warmup, bool(cluster), jobs is not None
     )
@@ -252,14 +293,15 @@ def compare(
         reporter.stop()
         if executor is not None:
             executor.close()
-    from sudokubench.harness.report.render import render, write_json
+    from sudokubench.harness.report.render import write, write_json
 
-    if json_out:  # one line, its results written as they are read back
+    if fmt == "json":  # one line, its results written as they are read back
         write_json(report, sys.stdout, indent=None)
         print(flush=True)
     else:
-        sys.stdout.write(render(report, "table", width=terminal_width()))
-        print(f"stored as run {report.run.id} in {db}")
+        write(report, fmt, sys.stdout, width=terminal_width())
+    stored = f"stored as run {report.run.id} in {db}"
+    print(stored, file=sys.stdout if fmt == "table" else sys.stderr)  # (stdout: the data alone)
     if code := report.exit_code(allow_errors=allow_errors):
         raise typer.Exit(code)
 

@@ -1,8 +1,10 @@
 """The puzzle commands: generate (unique puzzles at a level) and rate (level, score, steps).
 
-`generate` writes one puzzle a line (or `puzzle:1:solution` with --annotate, the annotated form
-`compare` reads; or random complete grids with --complete) to stdout or --out FILE, and a
-one-line summary with the seed on stderr.
+`generate` writes one puzzle a line (`--format annotated` or `--annotate`: `puzzle:1:solution`,
+the annotated form `compare` reads; `--json`: `puzzle`, `solution`, `level`, `score` a line; or
+random complete grids with --complete) to stdout or -o FILE, and a one-line summary with the
+seed on stderr. Its number of puzzles is `-c/--count` (`-n` means `--limit` everywhere, so here
+it is refused with a pointer to `-c`).
 `rate` prints each puzzle's level, score and technique counts (--json: one object a line with
 `id`, `level`, `score`, `techniques`, and with --explain `steps`: `technique` and `text` of
 each; --explain alone: every step in words). A puzzle with conflicting
@@ -14,17 +16,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from sudokubench.cli.app import (
     ARGUMENT_ID,
-    BackendOpt,
-    BoxOpt,
-    JsonOpt,
-    PuzzleArg,
     UsageFailure,
     app,
     emit_json,
@@ -33,8 +30,25 @@ from sudokubench.cli.app import (
     read_input,
     resolve_backend,
 )
+from sudokubench.cli.options import (
+    BackendOpt,
+    BoxOpt,
+    JobsOpt,
+    JsonOpt,
+    OutputOpt,
+    PuzzleArg,
+    QuietOpt,
+    examples,
+    pick_format,
+)
 from sudokubench.cli.progress import Ticker
-from sudokubench.generate.batch import Request, complete_grids, generate_puzzles, new_seed
+from sudokubench.generate.batch import (
+    Generated,
+    Request,
+    complete_grids,
+    generate_puzzles,
+    new_seed,
+)
 from sudokubench.generate.digging import GenerationError, Symmetry
 from sudokubench.generate.rating import TECHNIQUES, Level, Rating, RatingError, rate
 from sudokubench.grid import Shape
@@ -55,9 +69,31 @@ def _choice(parse: Callable[[Any], T], value: Any, option: str) -> T | None:
         raise UsageFailure(f"{option}: {exc}") from None
 
 
-@app.command()
+#: What `generate` writes a puzzle as.
+GENERATE_FORMATS = ("line", "annotated", "json")
+
+
+def _refuse_n(value: int | None) -> None:
+    """`generate -n`: -n is --limit in every command; the number of puzzles is -c."""
+    if value is not None:
+        raise UsageFailure(f"-n means --limit in every command; write -c {value} (--count)")
+
+
+@app.command(
+    epilog=examples(
+        "sudokubench generate",
+        "sudokubench generate -c 3 -d easy --seed 1",
+        "sudokubench generate -c 2 --size 4 --json",
+        "sudokubench generate -c 3 --annotate -o three.txt -q",
+    )
+)
 def generate(
-    count: Annotated[int, typer.Option("--count", "-n", min=1, help="Puzzles to write.")] = 1,
+    count: Annotated[
+        int, typer.Option("--count", "-c", metavar="N", min=1, help="Puzzles to write.")
+    ] = 1,
+    wrong_n: Annotated[
+        int | None, typer.Option("-n", hidden=True, callback=_refuse_n, expose_value=True)
+    ] = None,
     difficulty: Annotated[
         str | None,
         typer.Option(
@@ -69,32 +105,51 @@ def generate(
     ] = None,
     size: Annotated[
         int | None,
-        typer.Option("--size", min=4, help="N of an NxN grid (4, 6, 8, 9, 12, 16, 25); default 9."),
+        typer.Option(
+            "--size",
+            metavar="N",
+            min=4,
+            help="N of an NxN grid (4, 6, 8, 9, 12, 16, 25); default 9.",
+        ),
     ] = None,
     box: BoxOpt = None,
     symmetry: Annotated[
         str,
-        typer.Option("--symmetry", help="Clue positions: none, rot180, rot90, mirror or diagonal."),
+        typer.Option(
+            "--symmetry",
+            metavar="SYMMETRY",
+            help="Clue positions: none, rot180, rot90, mirror or diagonal.",
+        ),
     ] = "none",
     minimal: Annotated[
         bool, typer.Option("--minimal", help="Every clue necessary (checked one by one).")
     ] = False,
     clues: Annotated[
         int | None,
-        typer.Option("--clues", min=0, help="Stop digging at this many givens (or fewer)."),
+        typer.Option(
+            "--clues", metavar="N", min=0, help="Stop digging at this many givens (or fewer)."
+        ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Same seed, same puzzles. Default: random.")
+        int | None,
+        typer.Option("--seed", metavar="N", help="Same seed, same puzzles. Default: random."),
     ] = None,
-    jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (same output).")
-    ] = 1,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.")
-    ] = None,
+    jobs: JobsOpt = 1,
+    out: OutputOpt = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="line, annotated (puzzle:1:solution, for compare) or json.",
+        ),
+    ] = "line",
     annotate: Annotated[
-        bool, typer.Option("--annotate", help="Write puzzle:1:solution lines (for compare).")
+        bool, typer.Option("--annotate", help="Shorthand for --format annotated.")
     ] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
     complete: Annotated[
         bool, typer.Option("--complete", help="Write random complete grids, not puzzles.")
     ] = False,
@@ -105,6 +160,9 @@ def generate(
     Each puzzle is dug from a random complete grid, one symmetry orbit at a time, while the
     solution stays unique; then it is rated, and kept if it has the asked level.
     """
+    if annotate and fmt not in ("line", "annotated"):
+        raise UsageFailure(f"--annotate and --format {fmt} exclude each other")
+    fmt = pick_format("annotated" if annotate else fmt, as_json, GENERATE_FORMATS)
     shape = parse_box(box) if box else _choice(Shape.for_size, size or 9, "--size")
     if size is not None and size != shape.n:
         raise UsageFailure(
@@ -126,11 +184,12 @@ def generate(
     handle = open(out, "w", encoding="utf-8") if out else None  # noqa: SIM115
     try:
         if complete:
-            lines = (str(grid) for grid in complete_grids(shape, count, run_seed))
+            grids = complete_grids(shape, count, run_seed)
+            lines = (json_line({"grid": str(g)}) if fmt == "json" else str(g) for g in grids)
         else:
             made = generate_puzzles(request, count, run_seed, jobs=jobs)
-            lines = (g.annotated() if annotate else str(g.puzzle) for g in made)
-        with Ticker("generate", count) as ticker:
+            lines = (_puzzle_line(g, fmt) for g in made)
+        with Ticker("generate", count, quiet=quiet) as ticker:
             for line in lines:
                 # sys.stdout looked up each time: the bar redirects it on a terminal
                 print(line, file=handle or sys.stdout, flush=True)
@@ -151,18 +210,53 @@ def generate(
     )
 
 
+def json_line(obj: dict[str, Any]) -> str:
+    """One JSON object on one line."""
+    import json
+
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _puzzle_line(made: Generated, fmt: str) -> str:
+    """A generated puzzle as `fmt` writes it."""
+    if fmt == "annotated":
+        return made.annotated()
+    if fmt == "json":
+        rating = made.rating.to_json()
+        return json_line(
+            {
+                "puzzle": str(made.puzzle),
+                "solution": str(made.solution),
+                "level": rating["level"],
+                "score": rating["score"],
+            }
+        )
+    return str(made.puzzle)
+
+
 def _summary(rating: Rating) -> str:
     used = ", ".join(f"{_TITLES[key]} x{times}" for key, times in rating.techniques.items())
     return f"{rating.level} (score {rating.score}): {used or 'no empty cell'}"
 
 
-@app.command(name="rate")
+@app.command(
+    name="rate",
+    epilog=examples(
+        "sudokubench rate top95:..3",
+        "sudokubench rate easy50:1 --explain",
+        "sudokubench rate hardest:2 --json",
+    ),
+)
 def rate_command(
     puzzle: PuzzleArg,
     explain: Annotated[
         bool, typer.Option("--explain", help="Print every step, as a teacher would.")
     ] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")
+    ] = "text",
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
     box: BoxOpt = None,
     backend: BackendOpt = DEFAULT_BACKEND,
 ) -> None:
@@ -173,9 +267,10 @@ def rate_command(
     unfair (+ chains, ALS, Sue de Coq), expert (forcing chains and nets, trial).
     A puzzle that is not unique or has conflicting givens is refused (exit code 2).
     """
+    as_json = pick_format(fmt, as_json, ("text", "json")) == "json"
     solver = resolve_backend(backend)
     refused = False
-    for record in read_input(puzzle, box, progress="rate"):
+    for record in read_input(puzzle, box, progress="rate", quiet=quiet):
         label = "" if record.id == ARGUMENT_ID else f"{record.id}: "
         try:
             rating = rate(record.puzzle, solver)

@@ -8,14 +8,21 @@ from typing import Annotated
 
 import typer
 
-from sudokubench.cli.app import JsonOpt, app, emit_json
+from sudokubench.cli.app import app, emit_json
+from sudokubench.cli.options import JsonOpt, examples, pick_format
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
 __all__ = ["backends", "collections_command"]
 
 
-@app.command()
+TableFormatOpt = Annotated[
+    str, typer.Option("--format", "-f", metavar="FORMAT", help="table or json.")
+]
+
+
+@app.command(epilog=examples("sudokubench backends", "sudokubench backends --json"))
 def backends(
+    fmt: TableFormatOpt = "table",
     as_json: JsonOpt = False,
     warm: Annotated[
         bool,
@@ -23,6 +30,7 @@ def backends(
     ] = False,
 ) -> None:
     """List the registered backends: available here?, version, capabilities."""
+    as_json = pick_format(fmt, as_json, ("table", "json")) == "json"
     if warm:
         from sudokubench.cli.native import warm_native
 
@@ -58,12 +66,17 @@ def backends(
     print(f"\ndefault: {DEFAULT_BACKEND}")
 
 
-@app.command("collections")
-def collections_command(as_json: JsonOpt = False) -> None:
+@app.command(
+    "collections",
+    epilog=examples("sudokubench collections", "sudokubench collections --json"),
+)
+def collections_command(fmt: TableFormatOpt = "table", as_json: JsonOpt = False) -> None:
     """List the shipped collections: name, puzzles, what it is and where it came from.
 
-    Any command that reads puzzles takes a name (`top95`) or a subset (`top95:1-20`, `17clue:1000`).
+    Any command that reads puzzles takes a name (`top95`) or a selection: `top95:7` (puzzle 7),
+    `top95:1-20`, `top95:90-` (to the end), `17clue:..1000` (the first 1,000).
     """
+    as_json = pick_format(fmt, as_json, ("table", "json")) == "json"
     from sudokubench.catalog import list_collections
 
     found = list_collections()
@@ -84,4 +97,4 @@ def collections_command(as_json: JsonOpt = False) -> None:
     for c in found:
         about = c.description + (f" ({c.source})" if c.source else "")
         print(f"{c.name:<{width}}  {c.puzzles:>7,}  {about or '-'}")
-    print("\nuse a name wherever a file goes: `sudokubench count top95:1-20`")
+    print("\nuse a name wherever a file goes: `sudokubench count top95:1-20` (puzzles 1 to 20)")

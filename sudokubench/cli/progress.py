@@ -37,10 +37,11 @@ class Ticker:
     """A transient progress bar with an ETA on stderr, shown only when stderr is a terminal.
 
     `note` is a short text shown after the counts (e.g. timeouts and errors so far). Use as a
-    context manager, or call `close()`.
+    context manager, or call `close()`. `quiet` (a command's `-q`) has no default: every
+    command that draws a bar takes `-q` (`cli/options.py`).
     """
 
-    def __init__(self, label: str, total: int | None, *, quiet: bool = False) -> None:
+    def __init__(self, label: str, total: int | None, *, quiet: bool) -> None:
         self.shown = not quiet and Ticker.wanted()
         self._bar: Any = None
         self._task: Any = None
@@ -109,7 +110,7 @@ def counted(
     """Yield `items`, ticking one off each time the next is asked for (when the previous one is
     done); `total()` is called only when the bar is shown."""
     size = total() if total is not None and Ticker.wanted() else None
-    with Ticker(label, size) as ticker:
+    with Ticker(label, size, quiet=False) as ticker:  # (`read_input` asks only when not -q)
         first = True
         for item in items:
             if not first:

@@ -17,6 +17,7 @@ import typer
 
 from sudokubench.cli.app import UsageFailure, app, emit_json
 from sudokubench.cli.compare import DEFAULT_DB, AllowErrorsOpt, DbOpt, ParOpt
+from sudokubench.cli.options import JsonOpt, OutputOpt, examples, pick_format
 from sudokubench.cli.progress import terminal_width
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness.store import Store
@@ -72,27 +73,38 @@ class _Output:
             self.file.write("\n")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "sudokubench report",
+        "sudokubench report --format markdown",
+        "sudokubench report --json",
+        "sudokubench report -f html -o run.html --plot cactus.png",
+        "sudokubench report --format csv --per-task -o tasks.csv",
+    )
+)
 def report(
     run: Annotated[
         int | None,
-        typer.Argument(metavar="[RUN]", help="Run id [default: the latest].", show_default=False),
+        typer.Argument(metavar="RUN", help="Run id [default: the latest].", show_default=False),
     ] = None,
     db: DbOpt = DEFAULT_DB,
     fmt: Annotated[
         str,
-        typer.Option("--format", "-f", help="table, markdown, csv, json or html."),
+        typer.Option(
+            "--format", "-f", metavar="FORMAT", help="table, markdown, csv, json or html."
+        ),
     ] = "table",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
-    ] = None,
+    as_json: JsonOpt = False,
+    output: OutputOpt = None,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", metavar="FILE", help="Also write a plot (.png or .svg)."),
     ] = None,
     plot_kind: Annotated[
         str,
-        typer.Option("--plot-kind", help="cactus, scatter (with --vs) or distributions."),
+        typer.Option(
+            "--plot-kind", metavar="KIND", help="cactus, scatter (with --vs) or distributions."
+        ),
     ] = "cactus",
     vs: Annotated[
         tuple[str, str] | None,
@@ -118,9 +130,11 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Show a stored run (default: the latest); exit 1 if it holds a wrong answer or
-    disagreement, 3 if tasks ended in ERROR (0 with --allow-errors), 4 with --fail-slower
-    when a backend got slower than run OTHER."""
+    """Show a stored run (default: the latest) as a table, a page, data or plots.
+
+    Exit code 1 if the run holds a wrong answer or disagreement, 3 if tasks ended in ERROR (0
+    with --allow-errors), 4 with --fail-slower when a backend got slower than run OTHER.
+    """
     from sudokubench.harness.report import (
         FORMATS,
         build_report,
@@ -133,8 +147,7 @@ def report(
 
     if fail_slower is not None and against is None:
         raise UsageFailure("--fail-slower needs --against OTHER: the run to compare with")
-    if fmt not in FORMATS:
-        raise UsageFailure(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    fmt = pick_format(fmt, as_json, FORMATS)
     if per_task and (fmt not in TASK_FORMATS or against is not None):
         raise UsageFailure("--per-task goes with --format csv or json, without --against")
     if plot_kind not in PLOT_KINDS:
@@ -173,13 +186,20 @@ def report(
         raise typer.Exit(code)
 
 
-@app.command()
+@app.command(epilog=examples("sudokubench runs", "sudokubench runs --json"))
 def runs(
     db: DbOpt = DEFAULT_DB,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object a line.")] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="table or json.")
+    ] = "table",
+    json_out: JsonOpt = False,
 ) -> None:
-    """List the stored runs: id, start, end, status, task counts by status, answers that failed
-    the checker (invalid), and puzzles with a wrong answer or a disagreement (disputed)."""
+    """List the stored runs with their task counts by status.
+
+    A line a run: id, start, end, status, task counts by status, answers that failed the
+    checker (invalid), and puzzles with a wrong answer or a disagreement (disputed).
+    """
+    json_out = pick_format(fmt, json_out, ("table", "json")) == "json"
     store = _open(db)
     try:
         rows = store.runs()

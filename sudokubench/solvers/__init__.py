@@ -139,11 +139,20 @@ def get_backend(name: str) -> Backend:
             missing = isinstance(exc.__cause__, ModuleNotFoundError) and exc.__cause__.name == base
             if missing and "." not in base:  # most likely a misspelt backend name
                 raise UnknownBackendError(
-                    f"unknown backend {name!r} (known: {known}; or module:attr, exec:CMD): "
+                    f"unknown backend {name!r}{_did_you_mean(name)} "
+                    f"(known: {known}; or module:attr, exec:CMD): "
                     f"no module named {base!r}"
                 ) from None
             raise
         return adapt(target, name)
     raise UnknownBackendError(
-        f"unknown backend {name!r} (known: {known}; or module:attr, exec:CMD)"
+        f"unknown backend {name!r}{_did_you_mean(name)} (known: {known}; or module:attr, exec:CMD)"
     )
+
+
+def _did_you_mean(name: str) -> str:
+    """`; did you mean fast?` for a misspelt name (difflib's closest registered names)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, backend_names(), n=3, cutoff=0.6)
+    return f": did you mean {' or '.join(close)}?" if close else ""
