@@ -114,9 +114,16 @@ def task(task_id, puzzle_id, puzzle, backend, sample, status, solutions, wall, *
     )
 
 
-def store_run(store: Store, times: dict[str, tuple[float, float]], *, wrong: bool = False) -> int:
+def store_run(
+    store: Store,
+    times: dict[str, tuple[float, float]],
+    *,
+    wrong: bool = False,
+    timed_out: bool = False,
+) -> int:
     """A run of backends `a` (baseline) and `b` on TELEGRAM (file: =1) and MULTIPLE, with one
-    warm-up and one measured sample each; `times[backend]` = (telegram, multiple) seconds."""
+    warm-up and one measured sample each; `times[backend]` = (telegram, multiple) seconds.
+    `wrong`: b says TELEGRAM has no solution; `timed_out`: b times out on MULTIPLE."""
     args = CompareArgs(files=("x.txt",), backends=("a", "b"), warmup=1, baseline="a")
     run_id = store.new_run(args.to_json(), {"backends": {"a": "1.0", "b": "2.0"}})
     store.add_puzzles(
@@ -147,6 +154,8 @@ def store_run(store: Store, times: dict[str, tuple[float, float]], *, wrong: boo
                         wall,
                         verdict="0",
                     )
+                elif timed_out and backend == "b" and puzzle_id == "x.txt:2":
+                    row = task(n, puzzle_id, puzzle, backend, sample, "timeout", [], wall)
                 else:
                     row = task(n, puzzle_id, puzzle, backend, sample, "solved", solutions, wall)
                 writer.add(row)
@@ -210,6 +219,29 @@ def test_every_format_renders_the_same_numbers(store):
     page = render(report, "html")
     assert page.count("<figure class='plot'") == 3 and page.count("<svg") == 3  # inline
     assert re.findall(r"(?:src|href)=[\"'](?!#|data:)", page) == []  # nothing fetched
+
+
+def test_tables_say_n_the_baseline_and_which_way_is_faster(store):
+    report = build_report(
+        store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}, timed_out=True)
+    )
+    markdown = render(report, "markdown")
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("| ")
+    ]
+    header, a, b = rows[0], rows[1], rows[2]
+    assert header[6:8] == ["n", "median"]
+    assert header[-1] == "time ratio vs a (lower is faster)"
+    assert (a[0], a[6], a[-1]) == ("a", "2", "baseline")
+    assert (b[0], b[3], b[6], b[7]) == ("b", "1", "1", "20 ms")  # one timeout: over 1 puzzle
+    assert b[-1] == r"2.00x \[2.00-2.00\] n=1"  # (Markdown-escaped) on the one both finished
+    table = render(report, "table", width=200)
+    assert "baseline a (the first backend listed, as fast did not run" in table
+    assert "time ratio vs a" in table
+    for line in render(report, "table", width=60).splitlines()[:-1]:  # (the verdict: one line)
+        assert len(line) <= 60, line
 
 
 def test_plots_are_written_as_png_or_svg(store, tmp_path):

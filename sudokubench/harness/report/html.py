@@ -35,6 +35,7 @@ from typing import Any, TextIO
 from sudokubench.grid import Grid
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.lines import (
+    baseline_line,
     columns,
     error_lines,
     headline,
@@ -67,16 +68,21 @@ LEGEND: dict[str, str] = {
     "comparable within one backend, not across backends.",
     "vs baseline": "Geometric mean of the per-puzzle time ratio to the baseline backend, with "
     "its 95% interval: 2.00x is twice as slow, 0.50x twice as fast. Puzzles both finished.",
+    "time ratio": "Geometric mean of the per-puzzle time ratio to the baseline backend, with "
+    "its 95% interval and n, the puzzles both finished: 2.00x is twice as slow, 0.50x twice "
+    "as fast (lower is faster).",
     "x baseline": "Geometric mean of the per-puzzle time ratio to the baseline backend, with "
     "its 95% interval: 2.00x is twice as slow, 0.50x twice as fast. Puzzles both finished.",
     "par-2": "PAR-2 mean: the mean time where every unfinished puzzle (timeout, error) counts "
     "twice the timeout: one number that charges failures (lower is better).",
     "par2": "PAR-2 mean: the mean time where every unfinished puzzle (timeout, error) counts "
     "twice the timeout: one number that charges failures (lower is better).",
-    "puzzle": "The puzzle's id, file:line (stdin:line, argument for one given on the command "
-    "line).",
+    "puzzle": "The puzzle's id, source:K (the K-th puzzle of a collection, a file or stdin; "
+    "argument for one given on the command line): `sudokubench show ID` shows it again.",
     "collection": "The collection it belongs to (a # collection: line, else the file's name).",
     "consensus": "What the answers agree on: =n an exact count, >=n at least n, 0 none, ? unknown.",
+    "n": "Puzzles the backend finished in time: median, IQR, p90, max, total and effort are "
+    "taken over these n.",
     "state": "ok, wrong (an answer failed the checker) or disagree (answers contradict).",
 }
 
@@ -325,7 +331,7 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
         f"<p class='{'ok' if report.ok else 'bad'}'><b>{esc(verdict)}</b></p>",
         "<h2>Per backend</h2>",
         _table("summary", heads, summary),
-        "<p>Columns: see the <a href='#legend'>legend</a>.</p>",
+        f"<p>{esc(baseline_line(report) or '')} Columns: see the <a href='#legend'>legend</a>.</p>",
     ]
     parts += _collections_html(report, heads)
     parts += _notes_html(report)

@@ -12,12 +12,15 @@ from collections.abc import Sequence
 
 from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
+from sudokubench.solvers import DEFAULT_BACKEND
 
 __all__ = [
     "COLUMNS",
     "PLAIN_CSS",
     "PLOT_KINDS",
+    "RATIO_HEADER",
     "SHOWN_MESSAGES",
+    "baseline_line",
     "columns",
     "counted",
     "error_lines",
@@ -41,6 +44,7 @@ COLUMNS = (
     "timeout",
     "error",
     "wrong",
+    "n",
     "median",
     "IQR",
     "p90",
@@ -50,11 +54,36 @@ COLUMNS = (
     "effort",
     "vs baseline",
 )
+#: The column of the time ratio, as the tables name it: what it is, and which way is better.
+RATIO_HEADER = "time ratio vs {baseline} (lower is faster)"
 
 
 def columns(report: RunReport) -> tuple[str, ...]:
-    """The summary columns, the PAR column named after the run's k."""
-    return tuple(f"PAR-{report.par:g}" if c == "PAR-2" else c for c in COLUMNS)
+    """The summary columns: the PAR column named after the run's k, the ratio column after
+    the baseline, and which way is faster."""
+    ratio = RATIO_HEADER.format(baseline=report.baseline or "baseline")
+    named = {"PAR-2": f"PAR-{report.par:g}", "vs baseline": ratio}
+    return tuple(named.get(c, c) for c in COLUMNS)
+
+
+def baseline_line(report: RunReport) -> str | None:
+    """Which backend the time ratios refer to, why that one, and what n means: the tables'
+    own footnote (None for a run without a baseline)."""
+    baseline = report.baseline
+    if baseline is None:
+        return None
+    backends = report.backends
+    if baseline == DEFAULT_BACKEND:
+        why = "the default baseline"
+    elif DEFAULT_BACKEND not in backends and backends and baseline == backends[0]:
+        why = f"the first backend listed, as {DEFAULT_BACKEND} did not run; choose with --baseline"
+    else:
+        why = "chosen with --baseline"
+    return (
+        f"baseline {baseline} ({why}). n: the puzzles a backend finished in time, over which "
+        "median, IQR, p90, max, total and effort are taken; a time ratio is the geometric "
+        "mean of its time / the baseline's over the n puzzles both finished (below 1: faster)."
+    )
 
 
 def summary_rows(report: RunReport, rows: Sequence[BackendSummary]) -> list[list[str]]:
@@ -71,7 +100,7 @@ def _ratio_text(s: BackendSummary, baseline: str | None) -> str:
     if s.ratio is None:
         return "-"
     r = s.ratio
-    return f"{r.value:.2f}x [{r.low:.2f}-{r.high:.2f}]"
+    return f"{r.value:.2f}x [{r.low:.2f}-{r.high:.2f}] n={r.puzzles}"
 
 
 def _effort_text(s: BackendSummary) -> str:
@@ -90,6 +119,7 @@ def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
         str(s.timeout),
         str(s.error),
         str(s.wrong),
+        str(t.timed),
         format_seconds(t.median_s),
         format_seconds(t.iqr_s),
         format_seconds(t.p90_s),

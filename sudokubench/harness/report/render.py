@@ -18,6 +18,7 @@ from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.html import write_html
 from sudokubench.harness.report.lines import (
     PLOT_KINDS,
+    baseline_line,
     columns,
     error_lines,
     headline,
@@ -78,7 +79,8 @@ def _stacked(report: RunReport, width: int) -> list[str]:
     for cells in summary_rows(report, report.summary):
         baseline = cells[0] == report.baseline
         lines.append(f"{cells[0]} (baseline)" if baseline else cells[0])
-        named = zip(columns(report)[1:], cells[1:], strict=True)
+        names = [*columns(report)[1:-1], "time ratio"]  # (the footnote says vs what, and which way)
+        named = zip(names, cells[1:], strict=True)
         items = [f"{name} {cell}" for name, cell in named if not (baseline and cell == "baseline")]
         lines.extend(_packed(items, width))
     if report.collections:
@@ -116,8 +118,11 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         for part in _folded(line or "", width) if line else ():
             console.print(part, soft_wrap=True, markup=False)
     table = Table(show_lines=False, pad_edge=False)
-    for i, name in enumerate(columns(report)):
-        table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
+    heads = columns(report)
+    left = {heads[0], "effort", heads[-1]}  # names and phrases; numbers to the right
+    for name in heads:
+        shown = name.replace(" (", "\n(")  # two lines: the ratio's header is a phrase
+        table.add_column(shown, justify="left" if name in left else "right")
     for row in summary_rows(report, report.summary):
         table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
@@ -137,6 +142,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
     notes = [
+        *([footnote] if (footnote := baseline_line(report)) else []),
         *problem_lines(report),
         *error_lines(report),
         *(f"warning: {line}" for line in report.warnings),
@@ -162,6 +168,8 @@ def render_markdown(report: RunReport) -> str:
     if machine := machine_line(report):
         lines += [machine, ""]
     lines += md_table(columns(report), summary_rows(report, report.summary))
+    if footnote := baseline_line(report):
+        lines += ["", md(footnote)]
     for name, rows in report.collections.items():
         lines += ["", f"## {md(name)}", ""]
         lines += md_table(columns(report), summary_rows(report, rows))
