@@ -14,6 +14,7 @@ from sudokubench.shape import Shape
 __all__ = [
     "FORMATS",
     "csv_cell",
+    "csv_row",
     "finite_json",
     "format_candidates",
     "format_json",
@@ -103,3 +104,10 @@ def csv_cell(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + value
     return value
+
+
+def csv_row(row: dict[str, Any], outside: frozenset[str]) -> dict[str, Any]:
+    """A CSV row whose `outside` columns (text from outside: file and collection names,
+    plug-in names, versions and messages) are guarded by `csv_cell`; every other column is
+    the tool's own (a verdict `>=1` or `=1`, a count, a time) and reads back as stored."""
+    return {k: csv_cell(v) if k in outside else v for k, v in row.items()}

@@ -13,8 +13,9 @@ from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION
 
 from sudokubench import count
 from sudokubench.harness import CompareArgs
-from sudokubench.harness.report import build_report, compare_runs, render, render_against
+from sudokubench.harness.report import build_report, compare_runs, render, render_against, tasks
 from sudokubench.harness.report.plots import cactus, distributions, save, scatter
+from sudokubench.harness.report.tasks import render_tasks
 from sudokubench.harness.stats import (
     Pair,
     geometric_ratio,
@@ -242,6 +243,17 @@ def test_tables_say_n_the_baseline_and_which_way_is_faster(store):
     assert "time ratio vs a" in table
     for line in render(report, "table", width=60).splitlines()[:-1]:  # (the verdict: one line)
         assert len(line) <= 60, line
+
+
+def test_the_per_task_csv_reads_back_as_stored_and_guards_outside_text(store):
+    report = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}))
+    rows = list(csv.DictReader(io.StringIO(render_tasks(report, "csv"))))
+    stored = {(t.task_id): t for t in report.tasks}
+    assert {r["verdict"] for r in rows} == {"=1", ">=2"}  # no `'` put before a verdict
+    for row in rows:
+        assert row["verdict"] == stored[int(row["task_id"])].verdict
+    assert {r["consensus"] for r in rows} == {"=1", ">=2"}
+    assert set(tasks.OUTSIDE) <= set(rows[0]) and "verdict" not in tasks.OUTSIDE
 
 
 def test_plots_are_written_as_png_or_svg(store, tmp_path):

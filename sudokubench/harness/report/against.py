@@ -29,7 +29,7 @@ from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.lines import PLAIN_CSS, html_table, md, md_table
 from sudokubench.harness.report.model import RunReport, format_seconds
 from sudokubench.harness.stats import Pair, geometric_ratio, summarize_times
-from sudokubench.output import csv_cell, finite_json
+from sudokubench.output import csv_row, finite_json
 
 __all__ = [
     "EXIT_SLOWER",
@@ -204,7 +204,7 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
+        writer.writerows(csv_row(row, frozenset({"backend"})) for row in rows)
         return out.getvalue()
     header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
     cells = [

@@ -39,7 +39,7 @@ from sudokubench.harness.report.tasks import (  # re-exported
     render_tasks,
     write_tasks,
 )
-from sudokubench.output import csv_cell, finite_json
+from sudokubench.output import csv_row, finite_json
 
 __all__ = [
     "FORMATS",
@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
+#: The summary CSV's columns of outside text, guarded against formulas (`output.csv_row`).
+SUMMARY_OUTSIDE = frozenset({"collection", "backend", "version"})
 
 
 def _packed(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
@@ -198,7 +200,7 @@ def render_csv(report: RunReport) -> str:
     writer.writeheader()
     for name, s in rows:
         row = {"collection": name, **s.to_json()}
-        writer.writerow({k: csv_cell(v) for k, v in row.items()})
+        writer.writerow(csv_row(row, SUMMARY_OUTSIDE))
     return out.getvalue()
 
 

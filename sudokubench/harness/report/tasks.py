@@ -17,7 +17,7 @@ from sudokubench.harness.report.model import RunReport
 from sudokubench.harness.report.summary import pairs_of
 from sudokubench.harness.stats import limited_status
 from sudokubench.harness.verify import cross_check
-from sudokubench.output import csv_cell, finite_json
+from sudokubench.output import csv_row, finite_json
 
 __all__ = ["TASK_FORMATS", "render_tasks", "task_rows", "write_tasks"]
 
@@ -67,6 +67,11 @@ def task_rows(report: RunReport) -> Iterator[dict[str, Any]]:
             }
 
 
+#: The per-task CSV's columns of outside text, guarded against formulas (`output.csv_row`): a
+#: puzzle's id and collection come from file names and comments, a backend's name, problem and
+#: message from plug-ins. The others (`verdict` `>=1`, `consensus` `=1`, ...) read back as stored.
+OUTSIDE = frozenset({"puzzle_id", "collection", "backend", "problem", "message"})
+
 #: The columns of the per-task CSV: `task_rows`' keys (the run id and task id of a run with
 #: no task).
 _FIELDS = (
@@ -103,7 +108,5 @@ def write_tasks(report: RunReport, fmt: str, out: TextIO) -> None:
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in itertools.chain((first_row,), rows) if first_row is not None else ():
-        writer.writerow(
-            {k: csv_cell(v) for k, v in row.items()}
-            | {"stats": csv_cell(json.dumps(finite_json(row["stats"]), sort_keys=True))}
-        )
+        stats = json.dumps(finite_json(row["stats"]), sort_keys=True)  # (an object: `{...}`)
+        writer.writerow(csv_row(row, OUTSIDE) | {"stats": stats})
