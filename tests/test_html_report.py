@@ -60,7 +60,7 @@ def test_the_page_is_self_contained_and_escapes_its_data(page):
     assert MARKUP not in text and "<b>bold</b>" not in text and "alert(1)</script>" not in text
     assert text.count("<svg") >= 3  # cactus, distributions, scatter, inline
     # each point of the scatter plot links to its puzzle's view
-    for puzzle_id in ("top95.txt:1", "top95.txt:2", "hardest.txt:1", "hardest.txt:2"):
+    for puzzle_id in ("top95:1", "top95:2", "hardest:1", "hardest:2"):
         assert f'xlink:href="#puzzle={quote(puzzle_id, safe="")}"' in text
 
 
@@ -179,12 +179,12 @@ def test_filtering_hides_the_other_rows_and_markup_stays_text(page, tmp_path):
     path, _ = page
     dom, console = open_in_chromium(path, "filter=puzzles:hardest", tmp_path)
     assert dom.ready and console == ""
-    assert [row[0] for row in dom.tables["puzzles"]] == ["hardest.txt:1", "hardest.txt:2"]
+    assert [row[0] for row in dom.tables["puzzles"]] == ["hardest:1", "hardest:2"]
     dom, _ = open_in_chromium(path, "filter=summary:fake", tmp_path)
     # fast, dlx, the two fakes and the virtual best: the fakes' two rows stay shown
     assert len(dom.tables["summary"]) == 5 and dom.hidden_rows.get("summary") == 3
     dom, _ = open_in_chromium(path, "filter=puzzles:odd", tmp_path)
-    assert [row[:2] for row in dom.tables["puzzles"]] == [["odd.txt:2", MARKUP]]  # markup as text
+    assert [row[:2] for row in dom.tables["puzzles"]] == [["odd.txt:1", MARKUP]]  # markup as text
 
 
 @needs_chromium
@@ -192,7 +192,7 @@ def test_filtering_hides_the_other_rows_and_markup_stays_text(page, tmp_path):
 def test_the_puzzle_view_shows_the_wrong_cells_and_the_disagreement(page, tmp_path):
     path, report = page
     by = {(r["puzzle_id"], r["backend"]): r for r in report["results"]}
-    puzzle_id = "hardest.txt:2"
+    puzzle_id = "hardest:2"
     right = Grid.parse(by[puzzle_id, "fast"]["solutions"][0])
     wrong = Grid.parse(by[puzzle_id, "fake_backends:WrongSolution"]["solutions"][0])
     differing = sum(a != b for a, b in zip(right.cells, wrong.cells, strict=True))

@@ -247,21 +247,28 @@ def _svg(figure: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def _plots(report: RunReport, vs: tuple[str, str] | None) -> list[tuple[str, str, str]]:
-    """(anchor, title, inline SVG) of each plot."""
+def _plots(report: RunReport, vs: tuple[str, str] | None) -> list[tuple[str, str, str, str]]:
+    """(anchor, navigation label, title, inline SVG) of each plot: the label is a word of its
+    own, never cut out of a title (a backend's name has colons: `exec:'./solver'`)."""
     from sudokubench.harness.report import plots
 
-    figures = [("plot-cactus", "Cactus: puzzles finished within a time", plots.cactus(report))]
+    figures = [
+        ("plot-cactus", "Cactus", "Cactus: puzzles finished within a time", plots.cactus(report))
+    ]
     if report.summary:
         figures.append(
-            ("plot-distributions", "Time distributions per collection", plots.distributions(report))
+            (
+                "plot-distributions",
+                "Distributions",
+                "Time distributions per collection",
+                plots.distributions(report),
+            )
         )
     pair = vs or plots.default_pair(report)
     if pair:
-        figures.append(
-            ("plot-scatter", f"{pair[1]} vs {pair[0]}, per puzzle", plots.scatter(report, *pair))
-        )
-    return [(anchor, title, _svg(figure)) for anchor, title, figure in figures]
+        title = f"Scatter: {pair[1]} vs {pair[0]}, per puzzle"
+        figures.append(("plot-scatter", "Scatter", title, plots.scatter(report, *pair)))
+    return [(anchor, label, title, _svg(figure)) for anchor, label, title, figure in figures]
 
 
 def _collections_html(report: RunReport, columns: Sequence[str]) -> list[str]:
@@ -324,7 +331,7 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
         "<a href='#collections'>Collections</a>" if report.collections else "",
         "<a href='#problems'>Problems</a>" if report.problems else "",
         "<a href='#puzzles-section'>Puzzles</a>",
-        "".join(f"<a href='#{a}'>{esc(title.split(':')[0])}</a>" for a, title, _ in plots),
+        "".join(f"<a href='#{a}'>{esc(label)}</a>" for a, label, _, _ in plots),
         "<a href='#legend'>Legend</a><a href='#machine'>Machine</a></nav>",
         "<div id='errors'></div>",
         f"<h1 id='top'>sudokubench run {report.run.id}</h1><p>{esc(headline(report))}</p>",
@@ -346,7 +353,7 @@ def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = N
         "<th>consensus</th><th>state</th></tr></thead><tbody></tbody></table></div>",
         "<h2 id='plots'>Plots</h2>",
     ]
-    for anchor, title, svg in plots:
+    for anchor, _, title, svg in plots:
         parts.append(f"<figure class='plot' id='{anchor}'><figcaption>{esc(title)}</figcaption>")
         parts.append(f"{svg}</figure>")
     parts += [

@@ -3,11 +3,17 @@
 - `cactus`: for each backend, how many puzzles it finished within a given time (x: time per
   puzzle, log scale; y: puzzles finished). The further right and lower a curve ends, the
   slower; the higher, the more it finished. Timeouts (answers after the limit included) never
-  enter a curve; with two backends or more a dashed black *virtual best* curve (the fastest
-  backend on each puzzle) shows what the portfolio of them all reaches.
+  enter a curve, and a dotted line marks the timeout; with two backends or more a wide grey
+  *virtual best* band (the fastest backend on each puzzle), drawn beneath the others so it
+  hides none, shows what the portfolio of them all reaches.
 - `scatter`: one backend's per-puzzle time against another's, log-log, with the diagonal;
   puzzles one side did not finish are drawn at the timeout, as open markers.
 - `distributions`: per collection, a box plot of each backend's per-puzzle times (log scale).
+
+Styles tell 20 backends apart in print and for colour-blind readers: a family (the name before
+`:`, e.g. `cpsat` of `cpsat:integer` and `cpsat:boolean`) shares a colour of Paul Tol's muted
+palette (black the tenth) and its members differ by line style; past ten families the colours
+come round again with another marker. Every title names the inputs, the limit and the timeout.
 
 Each function returns a matplotlib Figure; `save(figure, path)` writes PNG or SVG by the
 file's suffix and `to_bytes(figure, fmt)` gives the bytes (for the HTML report).
@@ -58,11 +64,44 @@ _HORIZONTAL = (
 )
 
 
-def _style(i: int, count: int) -> dict[str, object]:
-    """Line colour and style of the i-th of `count` backends: distinct up to 40 backends."""
-    if count <= 10:
-        return {"color": f"C{i}"}
-    return {"color": plt.get_cmap("tab20")(i % 20), "linestyle": ("-", "--")[i // 20 % 2]}
+#: Paul Tol's muted palette, told apart with any colour vision, ordered so that neighbours in
+#: the registry (fast and native, cpsat and pycosat) differ most, and black as a tenth colour.
+PALETTE = (
+    "#332288", "#DDCC77", "#44AA99", "#CC6677", "#88CCEE",
+    "#999933", "#882255", "#117733", "#AA4499", "#000000",
+)  # fmt: skip
+_LINES = ("-", "--", "-.", ":")
+_MARKERS = ("", "o", "s", "^", "D", "v")
+
+
+def styles(backends: tuple[str, ...] | list[str]) -> dict[str, dict[str, object]]:
+    """Each backend's colour, line style and marker: one colour a family (the name before
+    `:`), one line style a member of it, another marker each time the colours come round."""
+    families: dict[str, int] = {}
+    members: dict[str, int] = {}
+    found = {}
+    for name in backends:
+        family = name.partition(":")[0]
+        f = families.setdefault(family, len(families))
+        m = members[family] = members.get(family, -1) + 1
+        found[name] = {
+            "color": PALETTE[f % len(PALETTE)],
+            "linestyle": _LINES[m % len(_LINES)],
+            "marker": _MARKERS[(f // len(PALETTE) + m // len(_LINES)) % len(_MARKERS)],
+        }
+    return found
+
+
+def _about(report: RunReport) -> str:
+    """The inputs, limit and timeout of the run, for a title."""
+    args = report.run.args
+    files = [Path(str(f)).name for f in args.get("files") or ()] or ["showcase"]
+    shown = ", ".join(files[:3]) + (f" + {len(files) - 3} more" if len(files) > 3 else "")
+    return f"{shown}; limit {args.get('limit')}, timeout {_timeout(report):g} s"
+
+
+def _timeout(report: RunReport) -> float:
+    return float(report.run.args.get("timeout") or 10.0)
 
 
 def _times(report: RunReport, backend: str) -> dict[int, float]:
@@ -73,9 +112,22 @@ def _times(report: RunReport, backend: str) -> dict[int, float]:
 
 def cactus(report: RunReport) -> Figure:
     """Puzzles finished (y) within a time per puzzle (x, log) for each backend."""
-    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+    fig, ax = plt.subplots(figsize=(10, 6), layout="constrained")
     total = report.puzzle_count
-    for i, backend in enumerate(report.backends):
+    best = sorted(_times(report, VIRTUAL_BEST).values())
+    if best and len(report.backends) > 1:  # first, wide and pale: beneath every backend
+        ax.step(
+            best,
+            range(1, len(best) + 1),
+            where="post",
+            label=VIRTUAL_BEST,
+            linewidth=6,
+            color="0.8",
+            solid_capstyle="butt",
+            zorder=1,
+        )
+    style = styles(report.backends)
+    for backend in report.backends:
         times = sorted(_times(report, backend).values())
         if not times:
             continue
@@ -83,42 +135,55 @@ def cactus(report: RunReport) -> Figure:
             times,
             range(1, len(times) + 1),
             where="post",
-            label=backend,
-            linewidth=1.4,
-            **_style(i, len(report.backends)),
-        )
-    best = sorted(_times(report, VIRTUAL_BEST).values())
-    if best and len(report.backends) > 1:
-        ax.step(
-            best,
-            range(1, len(best) + 1),
-            where="post",
-            label=VIRTUAL_BEST,
-            linewidth=1.2,
-            color="black",
-            linestyle="--",
+            label=f"{backend} ({len(times)})",
+            linewidth=1.5,
+            markevery=max(1, len(times) // 8),
+            markersize=4,
+            zorder=2,
+            **style[backend],
         )
     if ax.get_lines():
         ax.set_xscale("log")
+        ax.axvline(_timeout(report), color="0.3", linestyle=":", linewidth=1, zorder=0)
+        ax.annotate(
+            "timeout",
+            (_timeout(report), 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(-3, -3),
+            textcoords="offset points",
+            ha="right",
+            va="top",
+            fontsize="small",
+            color="0.3",
+        )
     ax.set_xlabel("time per puzzle (s, log scale)")
     ax.set_ylabel(f"puzzles finished (of {total})")
-    ax.set_title(f"run {report.run.id}: puzzles finished within a time")
+    ax.set_title(f"run {report.run.id}: puzzles finished within a time\n{_about(report)}")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_lines():
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            title="backend (finished)",
+            title_fontsize="small",
+        )
     else:
         ax.text(0.5, 0.5, "no puzzle finished yet", ha="center", transform=ax.transAxes)
     return fig
 
 
 def default_pair(report: RunReport) -> tuple[str, str] | None:
-    """The baseline and the first other backend, if the run has two."""
-    if len(report.backends) < 2:
+    """The scatter's pair: the baseline (else the backend that finished the most) and, of the
+    others, the one that finished the most puzzles; None when fewer than two backends
+    finished any (a backend that finished nothing has no point to draw)."""
+    finished = {b: len(_times(report, b)) for b in report.backends}
+    ranked = sorted((b for b in report.backends if finished[b]), key=lambda b: -finished[b])
+    if len(ranked) < 2:
         return None
-    base = report.baseline or report.backends[0]
-    other = next(b for b in report.backends if b != base)
-    return base, other
+    base = report.baseline if report.baseline in ranked else ranked[0]
+    return base, next(b for b in ranked if b != base)
 
 
 def puzzle_link(puzzle_id: str) -> str:
@@ -162,7 +227,13 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
         ax.set_yscale("log")
     ax.set_xlabel(f"{a}: time per puzzle (s)")
     ax.set_ylabel(f"{b}: time per puzzle (s)")
-    ax.set_title(f"run {report.run.id}: {b} vs {a} ({len(both)} puzzles both finished)")
+    if partial:
+        ax.axvline(timeout, color="0.3", linestyle=":", linewidth=1)
+        ax.axhline(timeout, color="0.3", linestyle=":", linewidth=1, label="timeout")
+    ax.set_title(
+        f"run {report.run.id}: {b} vs {a} ({len(both)} puzzles both finished)\n{_about(report)}",
+        fontsize="medium",
+    )
     ax.grid(True, which="both", alpha=0.3)
     if values:
         ax.legend(fontsize="small")
@@ -200,11 +271,13 @@ def distributions(report: RunReport) -> Figure:
             ax.boxplot(data, showfliers=True, widths=0.6, **_HORIZONTAL)
             ax.set_yticks(range(1, len(labels) + 1), labels)
             ax.set_xscale("log")
+            ax.axvline(_timeout(report), color="0.3", linestyle=":", linewidth=1)
         ax.invert_yaxis()
         ax.set_title(f"{name} ({members} puzzles)", fontsize="medium")
         ax.grid(True, axis="x", which="both", alpha=0.3)
         ax.tick_params(axis="y", labelsize="small")
         ax.set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished", fontsize="small")
+    fig.suptitle(f"run {report.run.id}: time per puzzle\n{_about(report)}", fontsize="medium")
     return fig
 
 
