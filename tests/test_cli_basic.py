@@ -153,6 +153,14 @@ def test_count_every_backend_side_by_side(cli):
     assert "agree: =288" in out
 
 
+def test_the_agree_line_says_what_its_number_is(cli):
+    _, out, _ = cli("count", MULTIPLE, "-b", "fast,dlx")
+    assert "  agree: =28 (exactly 28 solutions)\n" in out
+    _, out, _ = cli("count", MULTIPLE, "-b", "fast,dlx", "-n", "5")  # each stops at 5
+    bound = re.search(r"agree: >=(\d+) \(at least (\d+) solutions: the (\d+) different ones", out)
+    assert bound and len(set(bound.groups())) == 1 and int(bound[1]) >= 5, out
+
+
 def test_count_checks_the_files_expected_answers(cli, tmp_path):
     good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
     good.write_text(f"{MULTIPLE}:28\n{TELEGRAM}:1:{TELEGRAM_SOLUTION}\n")

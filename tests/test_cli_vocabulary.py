@@ -116,6 +116,7 @@ def test_version_short_and_long(capsys):
         (["count", "top95:1", "--backends", "fast,dlxx"], "did you mean dlx?"),
         (["count", "top9:1"], "did you mean top95?"),
         (["generate", "-n", "3"], "-n means --limit in every command; write -c 3"),
+        (["solve", "top95:1", "-b", "fast,dlx"], "this command runs one backend"),
         (["solve", "top95:1", "--json", "-f", "line"], "--json and --format line exclude"),
     ],
 )

@@ -241,7 +241,12 @@ def _available(backend: Backend, name: str) -> bool:
 
 
 def resolve_backend(name: str) -> Backend:
-    """The named backend, or UsageFailure if it is unknown or cannot run here."""
+    """The named backend, or UsageFailure if it is unknown or cannot run here (or names
+    several: the commands that take one backend say which take several)."""
+    if "," in name or name.strip() == "all":
+        raise UsageFailure(
+            f"-b {name}: this command runs one backend; count and compare take several"
+        )
     backend = _get_backend(name)
     if not _available(backend, name):
         reason = backend.unavailable_reason() or "not available here"

@@ -306,17 +306,16 @@ def _consensus(consensus: str, found: int) -> str:
 
     verdict = Verdict.parse(consensus)
     if verdict.kind == "exact":
-        return f"{consensus}: " + (
-            "no solution" if verdict.n == 0 else f"exactly {_plural(verdict.n)}"
-        )
+        words = "no solution" if verdict.n == 0 else f"exactly {_plural(verdict.n)}"
+        return f"{consensus} ({words})"
     if verdict.kind != "at_least":
         return "? (no backend finished a count)"
     source = (
-        f"the {verdict.n} different solutions the backends found together"
+        f"the {verdict.n} different ones the backends found together"
         if found == verdict.n
         else "the largest count a backend reached"
     )
-    return f"{consensus}: at least {_plural(verdict.n)} ({source})"
+    return f"{consensus} (at least {_plural(verdict.n)}: {source})"
 
 
 @app.command(
