@@ -278,6 +278,7 @@ def test_against_shows_the_change_per_backend(store):
     assert math.isclose(rows["a"]["median_new_s"], 2 * rows["a"]["median_old_s"])
     text = render_against(old, new, "table")
     assert "2.00x" in text and f"run {new.run.id} against run {old.run.id}" in text
+    assert "time ratio new/old (lower is faster)" in text
 
 
 def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):

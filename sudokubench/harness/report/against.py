@@ -206,7 +206,7 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
         writer.writeheader()
         writer.writerows(csv_row(row, frozenset({"backend"})) for row in rows)
         return out.getvalue()
-    header = ["backend", "finished", "wrong", "median", "time ratio new/old"]
+    header = ["backend", "finished", "wrong", "median", "time ratio new/old (lower is faster)"]
     cells = [
         [
             r["backend"],
