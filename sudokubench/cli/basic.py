@@ -30,6 +30,7 @@ from sudokubench.cli.app import (
     run_backend,
 )
 from sudokubench.cli.options import (
+    TEXT_FORMATS,
     AllOpt,
     BackendOpt,
     BackendsOpt,
@@ -37,8 +38,10 @@ from sudokubench.cli.options import (
     JsonOpt,
     PuzzleArg,
     QuietOpt,
+    TextFormatOpt,
     TimeoutOpt,
     examples,
+    format_option,
     pick_format,
 )
 from sudokubench.formats import FORMATS, format_candidates, grid_to_json, parse_grid
@@ -61,17 +64,7 @@ class OutputFormat(enum.StrEnum):
 
 
 GRID_FORMATS = tuple(f.value for f in OutputFormat)
-#: The formats of `count` and `check`: a line of text a puzzle, or a JSON object a line.
-TEXT_FORMATS = ("text", "json")
-
-GridFormatOpt = Annotated[
-    str,
-    typer.Option("--format", "-f", metavar="FORMAT", help="pretty (boxes), line, tokens or json."),
-]
-TextFormatOpt = Annotated[
-    str,
-    typer.Option("--format", "-f", metavar="FORMAT", help="text or json (one object a line)."),
-]
+GridFormatOpt = format_option(GRID_FORMATS)
 
 
 def _plural(count: int, word: str = "solution") -> str:

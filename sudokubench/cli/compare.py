@@ -25,7 +25,14 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app
-from sudokubench.cli.options import JsonOpt, QuietOpt, examples, pick_format
+from sudokubench.cli.options import (
+    BackendsOpt,
+    JsonOpt,
+    QuietOpt,
+    examples,
+    format_option,
+    pick_format,
+)
 from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
@@ -33,8 +40,10 @@ from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.pool import Executor
+from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
 from sudokubench.harness.stats import jobs_warning
 
+ReportFormatOpt = format_option(REPORT_FORMATS)
 DbOpt = Annotated[
     Path,
     typer.Option("--db", metavar="FILE", help="The results database (SQLite).", show_default=True),
@@ -111,16 +120,7 @@ def compare(
             show_default=False,
         ),
     ] = None,
-    backends: Annotated[
-        str,
-        typer.Option(
-            "--backends",
-            "--backend",
-            "-b",
-            metavar="NAMES",
-            help="Comma-separated backend names, module:attr, exec:'CMD', or all.",
-        ),
-    ] = "all",
+    backends: BackendsOpt = "all",
     limit: Annotated[
         int,
         typer.Option(
@@ -204,15 +204,7 @@ def compare(
             help="With --resume: run the plug-ins and exec: programs the stored run names.",
         ),
     ] = False,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="FORMAT",
-            help="The report: table, markdown, csv, json (one line) or html.",
-        ),
-    ] = "table",
+    fmt: ReportFormatOpt = "table",
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     allow_errors: AllowErrorsOpt = False,
@@ -243,9 +235,7 @@ def compare(
     backends disagree; 3 when tasks ended in ERROR (0 with --allow-errors); 2 for bad input;
     130 on Ctrl-C.
     """
-    from sudokubench.harness.report.render import FORMATS
-
-    fmt = pick_format(fmt, json_out, FORMATS)
+    fmt = pick_format(fmt, json_out, REPORT_FORMATS)
     _refuse_clashes(
         resume is not None and bool(files), no_warmup, warmup, bool(cluster), jobs is not None
     )

@@ -31,6 +31,7 @@ from sudokubench.cli.app import (
     resolve_backend,
 )
 from sudokubench.cli.options import (
+    TEXT_FORMATS,
     BackendOpt,
     BoxOpt,
     JobsOpt,
@@ -38,7 +39,9 @@ from sudokubench.cli.options import (
     OutputOpt,
     PuzzleArg,
     QuietOpt,
+    TextFormatOpt,
     examples,
+    format_option,
     pick_format,
 )
 from sudokubench.cli.progress import Ticker
@@ -69,8 +72,9 @@ def _choice(parse: Callable[[Any], T], value: Any, option: str) -> T | None:
         raise UsageFailure(f"{option}: {exc}") from None
 
 
-#: What `generate` writes a puzzle as.
+#: What `generate` writes a puzzle as (`annotated`: `puzzle:1:solution`, for compare).
 GENERATE_FORMATS = ("line", "annotated", "json")
+GenerateFormatOpt = format_option(GENERATE_FORMATS)
 
 
 def _refuse_n(value: int | None) -> None:
@@ -136,15 +140,7 @@ def generate(
     ] = None,
     jobs: JobsOpt = 1,
     out: OutputOpt = None,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="FORMAT",
-            help="line, annotated (puzzle:1:solution, for compare) or json.",
-        ),
-    ] = "line",
+    fmt: GenerateFormatOpt = "line",
     annotate: Annotated[
         bool, typer.Option("--annotate", help="Shorthand for --format annotated.")
     ] = False,
@@ -252,9 +248,7 @@ def rate_command(
     explain: Annotated[
         bool, typer.Option("--explain", help="Print every step, as a teacher would.")
     ] = False,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")
-    ] = "text",
+    fmt: TextFormatOpt = "text",
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     box: BoxOpt = None,
@@ -267,7 +261,7 @@ def rate_command(
     unfair (+ chains, ALS, Sue de Coq), expert (forcing chains and nets, trial).
     A puzzle that is not unique or has conflicting givens is refused (exit code 2).
     """
-    as_json = pick_format(fmt, as_json, ("text", "json")) == "json"
+    as_json = pick_format(fmt, as_json, TEXT_FORMATS) == "json"
     solver = resolve_backend(backend)
     refused = False
     for record in read_input(puzzle, box, progress="rate", quiet=quiet):

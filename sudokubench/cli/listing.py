@@ -9,15 +9,10 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import app, emit_json
-from sudokubench.cli.options import JsonOpt, examples, pick_format
+from sudokubench.cli.options import TABLE_FORMATS, JsonOpt, TableFormatOpt, examples, pick_format
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
 __all__ = ["backends", "collections_command"]
-
-
-TableFormatOpt = Annotated[
-    str, typer.Option("--format", "-f", metavar="FORMAT", help="table or json.")
-]
 
 
 @app.command(epilog=examples("sudokubench backends", "sudokubench backends --json"))
@@ -30,7 +25,7 @@ def backends(
     ] = False,
 ) -> None:
     """List the registered backends: available here?, version, capabilities."""
-    as_json = pick_format(fmt, as_json, ("table", "json")) == "json"
+    as_json = pick_format(fmt, as_json, TABLE_FORMATS) == "json"
     if warm:
         from sudokubench.cli.native import warm_native
 
@@ -76,7 +71,7 @@ def collections_command(fmt: TableFormatOpt = "table", as_json: JsonOpt = False)
     Any command that reads puzzles takes a name (`top95`) or a selection: `top95:7` (puzzle 7),
     `top95:1-20`, `top95:90-` (to the end), `17clue:..1000` (the first 1,000).
     """
-    as_json = pick_format(fmt, as_json, ("table", "json")) == "json"
+    as_json = pick_format(fmt, as_json, TABLE_FORMATS) == "json"
     from sudokubench.catalog import list_collections
 
     found = list_collections()

@@ -17,11 +17,13 @@ the options themselves; a command takes them rather than spelling its own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
 __all__ = [
+    "TABLE_FORMATS",
+    "TEXT_FORMATS",
     "VOCABULARY",
     "AllOpt",
     "BackendOpt",
@@ -32,9 +34,12 @@ __all__ = [
     "OutputOpt",
     "PuzzleArg",
     "QuietOpt",
+    "TableFormatOpt",
     "Term",
+    "TextFormatOpt",
     "TimeoutOpt",
     "examples",
+    "format_option",
     "pick_format",
 ]
 
@@ -93,7 +98,8 @@ BackendsOpt = Annotated[
         "--backend",
         "-b",
         metavar="NAMES",
-        help="One backend, several (a,b) or all; see `sudokubench backends`.",
+        help="One backend, several (a,b) or all (see `sudokubench backends`); a plug-in as "
+        "module:attr, a program as exec:'CMD'.",
     ),
 ]
 TimeoutOpt = Annotated[
@@ -106,9 +112,7 @@ TimeoutOpt = Annotated[
         help="Seconds per puzzle and backend; default: none.",
     ),
 ]
-JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Shorthand for --format json (one object a line).")
-]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Shorthand for --format json.")]
 AllOpt = Annotated[bool, typer.Option("--all", "-a", help="Every solution.")]
 OutputOpt = Annotated[
     Path | None,
@@ -121,6 +125,20 @@ JobsOpt = Annotated[
     int,
     typer.Option("--jobs", "-j", metavar="N", min=1, help="Worker processes."),
 ]
+
+
+def format_option(formats: tuple[str, ...]) -> Any:
+    """The `-f/--format FORMAT` option of a command that prints `formats` (the first is its
+    default, given where the option is used); its help lists them."""
+    listed = ", ".join(formats[:-1]) + f" or {formats[-1]}"
+    return Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help=f"{listed}.")]
+
+
+#: The formats of a command that prints a line of text (or a table) a thing, or JSON lines.
+TEXT_FORMATS = ("text", "json")
+TABLE_FORMATS = ("table", "json")
+TextFormatOpt = format_option(TEXT_FORMATS)
+TableFormatOpt = format_option(TABLE_FORMATS)
 
 
 def pick_format(fmt: str, as_json: bool, formats: tuple[str, ...]) -> str:

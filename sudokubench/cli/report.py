@@ -16,8 +16,15 @@ from typing import Annotated, Any, TextIO
 import typer
 
 from sudokubench.cli.app import UsageFailure, app, emit_json
-from sudokubench.cli.compare import DEFAULT_DB, AllowErrorsOpt, DbOpt, ParOpt
-from sudokubench.cli.options import JsonOpt, OutputOpt, examples, pick_format
+from sudokubench.cli.compare import DEFAULT_DB, AllowErrorsOpt, DbOpt, ParOpt, ReportFormatOpt
+from sudokubench.cli.options import (
+    TABLE_FORMATS,
+    JsonOpt,
+    OutputOpt,
+    TableFormatOpt,
+    examples,
+    pick_format,
+)
 from sudokubench.cli.progress import terminal_width
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness.store import Store
@@ -88,12 +95,7 @@ def report(
         typer.Argument(metavar="RUN", help="Run id [default: the latest].", show_default=False),
     ] = None,
     db: DbOpt = DEFAULT_DB,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", "-f", metavar="FORMAT", help="table, markdown, csv, json or html."
-        ),
-    ] = "table",
+    fmt: ReportFormatOpt = "table",
     as_json: JsonOpt = False,
     output: OutputOpt = None,
     plot: Annotated[
@@ -189,9 +191,7 @@ def report(
 @app.command(epilog=examples("sudokubench runs", "sudokubench runs --json"))
 def runs(
     db: DbOpt = DEFAULT_DB,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", metavar="FORMAT", help="table or json.")
-    ] = "table",
+    fmt: TableFormatOpt = "table",
     json_out: JsonOpt = False,
 ) -> None:
     """List the stored runs with their task counts by status.
@@ -199,7 +199,7 @@ def runs(
     A line a run: id, start, end, status, task counts by status, answers that failed the
     checker (invalid), and puzzles with a wrong answer or a disagreement (disputed).
     """
-    json_out = pick_format(fmt, json_out, ("table", "json")) == "json"
+    json_out = pick_format(fmt, json_out, TABLE_FORMATS) == "json"
     store = _open(db)
     try:
         rows = store.runs()
