@@ -107,3 +107,28 @@ def test_several_puzzles_written_out_are_numbered_by_their_position(tmp_path):
     assert [r["puzzle_id"] for r in json.loads(done.stdout)["results"]] == [
         "argument:1", "argument:2"
     ]  # fmt: skip
+
+
+def test_a_run_stored_with_line_ids_resumes_and_reports_with_them(tmp_path):
+    """A database written before ids counted puzzles: its run's arguments say `top95:2` (then:
+    the first two) and its ids are lines (`top95.txt:1`); resume and report read both as
+    stored, never again from the collection."""
+    from sudokubench.harness import CompareArgs, compare
+    from sudokubench.harness.report import build_report
+    from sudokubench.harness.store import PuzzleRow, Store
+
+    args = CompareArgs(files=("top95:2",), backends=("fast",), timeout=10, baseline="fast")
+    rows = [
+        PuzzleRow(f"top95.txt:{k}", k - 1, "top95", str(r.puzzle), None, None, None)
+        for k, r in enumerate(collection("top95", 2), 1)
+    ]
+    with Store(tmp_path / "old.sqlite") as store:
+        run_id = store.new_run(args.to_json(), {"backends": {"fast": "0"}})
+        store.add_puzzles(run_id, rows)
+        store.set_status(run_id, "interrupted")
+    report = compare(args, db=tmp_path / "old.sqlite", resume=run_id)
+    assert [p.puzzle_id for p in report.puzzles] == ["top95.txt:1", "top95.txt:2"]
+    assert report.ok and report.summary[0].solved == 2
+    with Store(tmp_path / "old.sqlite", create=False) as store:
+        again = build_report(store, run_id)
+    assert set(again.verdicts) == {"top95.txt:1", "top95.txt:2"}
