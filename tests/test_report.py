@@ -121,29 +121,31 @@ def store_run(
     *,
     wrong: bool = False,
     timed_out: bool = False,
+    source: str = "x.txt",
 ) -> int:
     """A run of backends `a` (baseline) and `b` on TELEGRAM (file: =1) and MULTIPLE, with one
     warm-up and one measured sample each; `times[backend]` = (telegram, multiple) seconds.
-    `wrong`: b says TELEGRAM has no solution; `timed_out`: b times out on MULTIPLE."""
+    `wrong`: b says TELEGRAM has no solution; `timed_out`: b times out on MULTIPLE; the ids
+    are `SOURCE:1` and `SOURCE:2`."""
     args = CompareArgs(files=("x.txt",), backends=("a", "b"), warmup=1, baseline="a")
     run_id = store.new_run(args.to_json(), {"backends": {"a": "1.0", "b": "2.0"}})
     store.add_puzzles(
         run_id,
         [
-            PuzzleRow("x.txt:1", 0, "course", TELEGRAM, None, 1, TELEGRAM_SOLUTION),
-            PuzzleRow("x.txt:2", 1, "multi", MULTIPLE, None, None, None),
+            PuzzleRow(f"{source}:1", 0, "course", TELEGRAM, None, 1, TELEGRAM_SOLUTION),
+            PuzzleRow(f"{source}:2", 1, "multi", MULTIPLE, None, None, None),
         ],
     )
     writer = store.writer(run_id)
     n = 0
     for puzzle_id, puzzle, solutions, k in (
-        ("x.txt:1", TELEGRAM, [TELEGRAM_SOLUTION], 0),
-        ("x.txt:2", MULTIPLE, list(MULTI), 1),
+        (f"{source}:1", TELEGRAM, [TELEGRAM_SOLUTION], 0),
+        (f"{source}:2", MULTIPLE, list(MULTI), 1),
     ):
         for backend in ("a", "b"):
             for sample in (-1, 0):
                 wall = 100.0 if sample < 0 else times[backend][k]  # warm-ups never count
-                if wrong and backend == "b" and puzzle_id == "x.txt:1":
+                if wrong and backend == "b" and puzzle_id == f"{source}:1":
                     row = task(
                         n,
                         puzzle_id,
@@ -155,7 +157,7 @@ def store_run(
                         wall,
                         verdict="0",
                     )
-                elif timed_out and backend == "b" and puzzle_id == "x.txt:2":
+                elif timed_out and backend == "b" and puzzle_id == f"{source}:2":
                     row = task(n, puzzle_id, puzzle, backend, sample, "timeout", [], wall)
                 else:
                     row = task(n, puzzle_id, puzzle, backend, sample, "solved", solutions, wall)
@@ -279,6 +281,21 @@ def test_against_shows_the_change_per_backend(store):
     text = render_against(old, new, "table")
     assert "2.00x" in text and f"run {new.run.id} against run {old.run.id}" in text
     assert "time ratio new/old (lower is faster)" in text
+
+
+@pytest.mark.parametrize("source", ["x", "data/x.txt", "/elsewhere/x.txt.gz"])
+def test_against_pairs_a_run_stored_with_older_ids(store, source):
+    """`x.txt:1` (an older sudokubench's id: file and line) pairs with `x:1` and with the same
+    file name in another folder; a puzzle's text and source must still match."""
+    old = build_report(store, store_run(store, {"a": (0.01, 0.03), "b": (0.02, 0.06)}))
+    new = build_report(
+        store, store_run(store, {"a": (0.02, 0.06), "b": (0.02, 0.06)}, source=source)
+    )
+    rows = {r["backend"]: r for r in compare_runs(old, new)}
+    assert rows["a"]["puzzles"] == 2 and rows["a"]["ratio"] == pytest.approx(2.0)
+    other = build_report(store, store_run(store, {"a": (1, 1), "b": (1, 1)}, source="y.txt"))
+    with pytest.raises(ValueError, match="no puzzle in common"):
+        compare_runs(old, other)
 
 
 def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):

@@ -226,7 +226,7 @@ def test_a_run_with_duplicate_puzzles_against_itself_is_1x_for_every_backend(tmp
 def test_against_states_what_differs_and_pairs_only_the_common_part(tmp_path, puzzles):
     later = tmp_path / "later"
     later.mkdir()
-    more = later / puzzles.name  # the same file name: p.txt:1 and p.txt:2 are common
+    more = later / puzzles.name  # the same file name: puzzles 1 and 2 are common
     more.write_text(puzzles.read_text() + f"{TELEGRAM}\n", encoding="utf-8")
     db = str(tmp_path / "r.sqlite")
     assert cli("compare", str(puzzles), "-b", "fast,dlx", "--db", db, "-q").returncode == 0
@@ -300,8 +300,8 @@ def test_the_per_task_export_has_one_row_per_task_in_csv_and_json(tmp_path, puzz
     fast = [r for r in rows if r["backend"] == "fast"]
     assert all((r["pair_spread"] is None) == (r["sample"] < 0) for r in fast)
     assert {(r["puzzle_id"], r["status"], r["verdict"], r["consensus"]) for r in fast} == {
-        ("p.txt:1", "solved", "=1", "=1"),
-        ("p.txt:2", "solved", "=1", "=1"),
+        (f"{puzzles}:1", "solved", "=1", "=1"),  # a file outside the working directory: its path
+        (f"{puzzles}:2", "solved", "=1", "=1"),
     }
     crashed = [r for r in table if r["backend"] == "fake_backends:Crash"]
     assert {(r["status"], r["message"]) for r in crashed} == {

@@ -1,8 +1,12 @@
 """Two runs side by side: `report NEW --against OLD`, and the gate a CI job can use.
 
-- **Pairing.** A puzzle is the same in both runs when its identity is: its id (file and line)
-  and its text. Duplicates (one grid on two lines, or in two files) stay apart, each paired
-  with itself, never merged; only puzzles and backends both runs have are compared.
+- **Pairing.** A puzzle is the same in both runs when its identity is: the name of its source
+  (a collection's, a file's without folder or suffix, `stdin`), its text, and which occurrence
+  of that text in that source it is. So runs of `top95` pair whether their ids count puzzles
+  (`top95:7`) or, stored by an older sudokubench, lines (`top95.txt:7`), and runs of one file
+  name read from two folders pair. Duplicates (one grid on two lines, or in two files) stay
+  apart, each paired with itself, never merged; only puzzles and backends both runs have are
+  compared.
 - **What differs** (`run_differences`): the puzzle sets, backends, limit, timeout, repeats,
   warm-ups, jobs, the machine (platform, CPUs, Python, sudokubench and each backend's version)
   and the load measured at the start. Every difference is stated above the comparison; with
@@ -63,12 +67,27 @@ class RunsDiffer(ArgumentError):
     """Two runs with no puzzle or no backend in common: nothing to compare."""
 
 
-Identity = tuple[str, str]
+Identity = tuple[str, str, str]
+
+
+def _source(puzzle_id: str) -> str:
+    """The name of a puzzle's source in its id: `top95` of `top95:7`, of `top95.txt:7` (an
+    older id) and of `data/top95.txt:7`."""
+    head = puzzle_id.rpartition(":")[0] or puzzle_id
+    name = head.replace("\\", "/").rpartition("/")[2]
+    return name.removesuffix(".gz").removesuffix(".csv").removesuffix(".txt")
 
 
 def _identities(report: RunReport) -> dict[str, Identity]:
-    """Each puzzle id of a run with its identity (id, text)."""
-    return {p.puzzle_id: (p.puzzle_id, p.puzzle) for p in report.puzzles}
+    """Each puzzle id of a run with its identity (source, text, occurrence of that text in
+    that source: 1 for the first)."""
+    seen: dict[tuple[str, str], int] = {}
+    found = {}
+    for p in report.puzzles:
+        key = (_source(p.puzzle_id), p.puzzle)
+        seen[key] = seen.get(key, 0) + 1
+        found[p.puzzle_id] = (*key, str(seen[key]))
+    return found
 
 
 def _common(old: RunReport, new: RunReport) -> tuple[set[Identity], list[str]]:
