@@ -57,6 +57,7 @@ REGISTRY: dict[str, Entry] = {
         "sudokubench.solvers.constraint_backend:Constraint",
         ("backtracking", "optimized", "recursive"),
     ),
+    "z3": Entry("sudokubench.solvers.z3_backend:Z3"),
 }
 
 #: The backend `solve` and `count` use when none is named.
