@@ -59,6 +59,7 @@ REGISTRY: dict[str, Entry] = {
     ),
     "clingo": Entry("sudokubench.solvers.clingo_backend:Clingo"),
     "z3": Entry("sudokubench.solvers.z3_backend:Z3"),
+    "highs": Entry("sudokubench.solvers.highs_backend:Highs"),
 }
 
 #: The backend `solve` and `count` use when none is named.
