@@ -5,15 +5,16 @@ is false and `sudokubench backends` says how to install it.
 
 Model: N**3 binary columns (cell, digit), "exactly one" equality rows per cell and per unit
 and digit, zero objective, givens as lower bounds of 1; HiGHS's presolve removes the givens'
-peers and usually solves a 9x9 puzzle with the LP relaxation and a few nodes. The row arrays
-are built once per shape and handed over in one `addRows` call.
+peers, and a 9x9 puzzle is usually solved at the root, without branching (0 nodes for the
+median top95 puzzle). The row arrays are built once per shape and handed over in one
+`addRows` call.
 
 Counting: by no-good cuts on the 0/1 columns. After each solution a row "the empty cells'
 chosen columns sum to at most their number - 1" forbids it, and HiGHS solves again (each
 solve is a new branch and bound), until infeasible or `limit` grids. So counting costs one MIP
 per solution, and the cuts pile up and make each solve slower: the 28-solution grid took
 0.7 s of CPU, the empty 4x4 grid's 288 solutions 11 s (on a loaded 2-core machine), where
-clingo and CP-SAT enumerate 288 in milliseconds. So `practical_count` is 30. Options tried
+clingo enumerates the 288 in under 0.1 s. So `practical_count` is 30. Options tried
 and left at HiGHS's defaults (same CPU within 10-20%): presolve off, symmetry detection off,
 primal heuristics off, restarts off. A stronger valid cut (two grids differ in at least 4
 cells, so "at most their number - 4") saved about a third and is not used: it is an argument
@@ -34,15 +35,16 @@ Stats: summed over the solves of a count from HiGHS's info: `nodes` (branch-and-
 nodes), `lp_iterations` (simplex iterations); plus `solves`, and the model's `columns` and
 `rows` (before presolve, cuts included).
 
-Threads: `threads` is 1. HiGHS's MIP search is serial; its thread pool only adds start-up and
-competes with the other workers of a run.
+Threads: `threads` is 1, so a worker does not start HiGHS's thread pool beside the other
+workers of a run (`parallel` on or off cost the same here: 1.5 ms of CPU a solve of the 4x4
+model).
 
 Output: HiGHS prints a banner on standard output from C++ when the first solver of a process
 is made, before any option can silence it; that first construction runs with file
 descriptor 1 pointed at /dev/null, so `solve --json` output stays clean.
 
-Limits: any shape; a 9x9 puzzle in about 10 ms, a 16x16 in about 0.1 s; the empty 25x25 in
-several seconds (practical_n 16).
+Limits: any shape; a 9x9 puzzle in 10-20 ms, a 16x16 in 0.1-0.3 s; the empty 25x25 in about
+2 s (practical_n 16).
 """
 
 from __future__ import annotations
