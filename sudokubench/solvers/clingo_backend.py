@@ -9,8 +9,9 @@ and one fact `given(R, C, D)` per given. Chosen by measurement over all of top95
 2-core machine (ground + solve per puzzle): these choice rules 7 + 2 ms; the textbook form, a
 choice rule per cell and integrity constraints `#count { ... } != 1` per unit and digit,
 16 + 6 ms; pairwise integrity constraints (`:- cell(R, C1, D), cell(R, C2, D), C1 < C2.`)
-grounded about twice as large again and solved slower on 16x16 and 25x25 (empty 25x25:
-0.1 s ground + 0.06 s solve, against 0.4 + 0.15 s and 2.3 + 1.6 s).
+took longer again (top95's first 10: 32 ms a puzzle to ground, against 18 ms for the
+`#count` form) and were the slowest on big grids (empty 25x25: 0.1 s ground + 0.06 s solve
+for the choice rules, 0.4 + 0.2 s for `#count`, 2.3 + 1.6 s pairwise).
 
 Building: grounding (`Control.ground`) is the model build and counts in `encode_s`; for a 9x9
 puzzle it takes longer than the search.
@@ -30,7 +31,7 @@ Stats: from clingo's statistics: `choices`, `conflicts`, `restarts` (the solver)
 `atoms`, `rules` (the ground program), `vars`, `constraints` (clasp's problem), `models`
 (answer sets enumerated).
 
-Limits: any shape; a 9x9 grid in about 10 ms, the empty 25x25 in under 0.5 s. Roads not
+Limits: any shape; a 9x9 grid in about 10 ms, the empty 25x25 in under a second. Roads not
 taken: one `Control` per shape reused across puzzles through `#external given/3` atoms would
 skip most grounding, but clasp's learnt clauses would then carry over from puzzle to puzzle,
 so a puzzle's time would depend on the ones before it.
