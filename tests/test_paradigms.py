@@ -75,6 +75,18 @@ def test_z3_stats_count_its_checks() -> None:
     assert {"conflicts", "decisions", "propagations"} <= set(result.stats)
 
 
+def test_z3_solves_in_threads_each_with_its_own_context() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    backend = ready(Z3)
+    puzzles = [Grid.parse(TELEGRAM), Grid.parse(MULTIPLE)] * 3
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda p: backend.solve(p, limit=30), puzzles))
+    assert [r.count for r in results] == [1, 28] * 3
+    assert all(r.exhaustive for r in results)
+    assert results[0].solution == Grid.parse(TELEGRAM_SOLUTION)
+
+
 @dataclass
 class FakeZ3Solver:
     """Answers `unknown` for the given reason."""
