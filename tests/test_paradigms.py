@@ -137,7 +137,7 @@ def test_z3_unknown_is_a_timeout_only_for_the_time_limit(
 
 def test_clingo_program_ships_in_the_package() -> None:
     text = program()
-    assert "#show cell/3." in text and "given(R, C, D)" in text
+    assert "#show (R * n + C) * n + D - 1 : cell(R, C, D)." in text and "given(R, C, D)" in text
 
 
 def test_clingo_stats_describe_the_ground_program() -> None:
