@@ -250,6 +250,9 @@ class BaseBackend:
 
     - `practical_n`: the largest N the backend solves typical puzzles of in about a second.
     - `handles_hard`: whether it solves hard 9x9 puzzles (top95) in about a second each.
+    - `practical_count`: about how many solutions it counts in a second. A backend that solves
+      again after each solution (a no-good cut, a blocking clause) counts far fewer than one
+      that enumerates in one search; tests give it no larger counts.
     - `requires`: the distribution it needs (for `version` and the install hint).
     - `install_hint`: what to run when `available()` is false.
     - `forks_for_timeout`: honouring `timeout` costs a forked child process per solve (the
@@ -260,6 +263,7 @@ class BaseBackend:
     name: str = ""
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
+    practical_count: ClassVar[int] = 100_000
     requires: ClassVar[str | None] = None
     install_hint: ClassVar[str] = ""
     forks_for_timeout: bool = False

@@ -166,13 +166,16 @@ SLOW_SAMPLES = {
 }
 
 
-def require(backend: Backend, *, hard: bool = False, n: int = 9) -> None:
-    """Skip when the backend's declared capabilities exclude these puzzles."""
+def require(backend: Backend, *, hard: bool = False, n: int = 9, count: int = 1) -> None:
+    """Skip when the backend's declared capabilities exclude these puzzles (or this count)."""
     if hard and not getattr(backend, "handles_hard", True):
         pytest.skip("the backend declares handles_hard = False")
     practical = getattr(backend, "practical_n", 25)
     if n > practical:
         pytest.skip(f"the backend declares practical_n = {practical} < {n}")
+    counts = getattr(backend, "practical_count", count)
+    if count > counts:
+        pytest.skip(f"the backend declares practical_count = {counts} < {count}")
 
 
 def check_known(backend: Backend, record: PuzzleRecord, unique: bool) -> None:
@@ -294,7 +297,7 @@ def test_reference_agrees_with_known_facts(reference: dict[str, SolveResult]) ->
 
 def check_count(backend: Backend, name: str, case: Case, ref: SolveResult) -> None:
     """The backend's exhaustive count and solution set equal the reference's."""
-    require(backend, hard=case.hard, n=case.n)
+    require(backend, hard=case.hard, n=case.n, count=ref.count)
     puzzle = case.build()
     result = backend.solve(puzzle, limit=ref.count + 1, timeout=TIMEOUT)
     where = f"{name}: {result.status.name} {result.message}"

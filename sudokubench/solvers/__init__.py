@@ -57,6 +57,9 @@ REGISTRY: dict[str, Entry] = {
         "sudokubench.solvers.constraint_backend:Constraint",
         ("backtracking", "optimized", "recursive"),
     ),
+    "clingo": Entry("sudokubench.solvers.clingo_backend:Clingo"),
+    "z3": Entry("sudokubench.solvers.z3_backend:Z3"),
+    "highs": Entry("sudokubench.solvers.highs_backend:Highs"),
 }
 
 #: The backend `solve` and `count` use when none is named.
