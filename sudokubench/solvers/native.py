@@ -199,13 +199,15 @@ def _space(shape: Shape) -> tuple[Any, ...]:
     from sudokubench.solvers.native_search import search
 
     tab = tables(shape)
+    work = np.zeros(tab.work_size, dtype=np.int64)
+    native_kernel.prime(tab.table, work)
     return (
         native_kernel,
         search,
         probes,
         np,
         tab,
-        np.zeros(tab.work_size, dtype=np.int64),
+        work,
         np.zeros((ROWS, shape.cells), dtype=np.uint8),
     )
 
