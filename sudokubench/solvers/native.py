@@ -157,9 +157,11 @@ class Run:
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
-        return self._search(
-            self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain
-        )
+        return self._search(*self.kernel_arguments(limit, budget, drain))
+
+    def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
+        """The arguments of `native_search.search` for this run."""
+        return (self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain)
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
@@ -279,7 +281,8 @@ class Native(BaseBackend):
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
         warm()
-        return Run(puzzle, min(limit, ROWS)), limit
+        run = Run(puzzle, min(limit, ROWS))
+        return run, limit, run.kernel_arguments(limit, BUDGET, True)
 
     def run(self, prepared: Any, timeout: float | None) -> Any:
         """Timed: the kernel, called again every `BUDGET` nodes until it ends, reaches the
@@ -290,8 +293,8 @@ class Native(BaseBackend):
         several times slower than the kernel finds them, so the deadline must bound that too.
         """
         started = time.perf_counter()
-        run, limit = prepared
-        code = run.step(limit, BUDGET, True)
+        run, limit, arguments = prepared
+        code = run._search(*arguments)  # `run.step`, without a Python call in between
         if code < PAUSED:  # FINISHED or LIMIT: the common case, one call
             return code, []
         deadline = Deadline(timeout, started)
@@ -305,7 +308,7 @@ class Native(BaseBackend):
 
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the rows the kernel wrote as grids, its counters as stats."""
-        run, _ = prepared
+        run = prepared[0]
         code, found = raw
         found += run.take()
         if code >= PAUSED:
