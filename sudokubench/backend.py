@@ -52,6 +52,7 @@ __all__ = [
     "Backend",
     "BaseBackend",
     "ContractError",
+    "Count",
     "Deadline",
     "DeadlineExceeded",
     "Phased",
@@ -132,6 +133,22 @@ class SolveResult:
     def solution(self) -> Grid | None:
         """The first solution, if any."""
         return self.solutions[0] if self.solutions else None
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count that keeps only the first few solutions as grids (`count(..., keep=k)`,
+    `native`'s `count_all`): `count` solutions found, exact when `exhaustive`; `status` as in
+    `SolveResult` (TIMEOUT when the deadline stopped it, SOLVED when it reached its limit)."""
+
+    backend: str
+    count: int
+    exhaustive: bool
+    first: tuple[Grid, ...]
+    solve_s: float
+    stats: Stats
+    status: Status
+    message: str = ""
 
 
 @runtime_checkable

@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from sudokubench.backend import (
     BaseBackend,
+    Count,
     Deadline,
     SolveResult,
     Status,
@@ -215,18 +216,6 @@ def _space(shape: Shape) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class Count:
-    """An exhaustive (or timed-out) count: the number, and only the first `KEEP` grids."""
-
-    backend: str
-    count: int
-    exhaustive: bool
-    first: tuple[Grid, ...]
-    solve_s: float
-    stats: MappingProxyType[str, int | float]
-
-
-@dataclass(frozen=True)
 class Estimate:
     """Knuth's estimate of a grid's number of solutions from `probes` random probes."""
 
@@ -324,25 +313,33 @@ class Native(BaseBackend):
             stats=MappingProxyType(run.stats()),
         )
 
-    def count_all(self, puzzle: Grid, *, timeout: float | None = None) -> Count:
-        """Count every solution of `puzzle` (until `timeout`), keeping only the first `KEEP`."""
+    def count_all(
+        self,
+        puzzle: Grid,
+        *,
+        timeout: float | None = None,
+        limit: int | None = None,
+        keep: int = KEEP,
+    ) -> Count:
+        """Count the solutions of `puzzle` up to `limit` (None: all) until `timeout`, keeping
+        only the first `keep` as grids: the kernel counts a node's last open cells without
+        making a grid per solution (`native_search`)."""
         warm()
         start = time.perf_counter()
         deadline = Deadline(timeout, start)
-        run = Run(puzzle, KEEP)
-        nk = run.kernel
+        run = Run(puzzle, keep)
         while True:  # conflicting givens end the search at once, with no solution
-            code = run.step(sys.maxsize, BUDGET * 16, False)
-            if code != nk.PAUSED or deadline.expired():
+            code = run.step(sys.maxsize if limit is None else limit, BUDGET * 16, False)
+            if code != PAUSED or deadline.expired():
                 break
-        return Count(
-            self.name,
-            int(run.st[nk.COUNT]),
-            code == nk.FINISHED,
-            tuple(run.take()),
-            time.perf_counter() - start,
-            MappingProxyType(run.stats()),
-        )
+        solve_s = time.perf_counter() - start
+        count = int(run.st[run.kernel.COUNT])
+        if code == PAUSED:
+            status = Status.TIMEOUT
+        else:
+            status = Status.SOLVED if count else Status.UNSATISFIABLE
+        first = tuple(run.take())
+        return Count(self.name, count, code == FINISHED, first, solve_s, run.stats(), status=status)
 
     def estimate(
         self,
