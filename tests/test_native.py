@@ -136,6 +136,46 @@ def test_solve_timeout_on_a_huge_search(backend: native.Native) -> None:
     assert elapsed <= 0.8, f"took {elapsed:.2f} s"
 
 
+@pytest.mark.parametrize("keep", [0, 3])
+def test_count_keeps_only_what_it_is_asked_to(keep: int) -> None:
+    """`count(..., keep=k)`: the exact count, the first k grids (valid, distinct); at a limit,
+    a lower bound that is SOLVED; the same through the kernel and through a plain solve."""
+    from sudokubench import count
+
+    counted = count(FIRST_ROW_6X6, backend="native", limit=10**6, keep=keep)
+    assert (counted.count, counted.exhaustive, counted.status) == (39_168, True, Status.SOLVED)
+    assert len(set(counted.first)) == len(counted.first) == keep
+    assert all(is_solution(g, FIRST_ROW_6X6) for g in counted.first)
+    for backend in ("native", "fast"):
+        bounded = count(FIRST_ROW_6X6, backend=backend, limit=1000, keep=keep)
+        assert (bounded.count, bounded.exhaustive, bounded.status) == (1000, False, Status.SOLVED)
+        assert len(bounded.first) == keep
+    with pytest.raises(ValueError, match="keep must be"):
+        count(FIRST_ROW_6X6, backend="native", keep=-1)
+
+
+def test_count_all_of_no_solution_is_unsatisfiable(backend: native.Native) -> None:
+    counted = backend.count_all(Grid.parse(MULTIPLE).with_value(3, 8), keep=2)
+    assert (counted.count, counted.exhaustive, counted.status) == (0, True, Status.UNSATISFIABLE)
+
+
+def test_the_timed_call_goes_straight_to_the_machine_code(backend: native.Native) -> None:
+    """`run` calls the compiled search without numba's dispatch, with the same answers."""
+    from sudokubench.solvers.native_search import search
+
+    entry = native._kernel_entry()
+    assert entry is not search and callable(entry)
+    result = backend.solve(Grid.parse(MULTIPLE), limit=100)
+    assert (result.count, result.exhaustive) == (28, True)
+
+
+def test_native_reads_the_kernels_own_return_codes() -> None:
+    from sudokubench.solvers import native_kernel as nk
+
+    codes = (native.FINISHED, native.LIMIT, native.PAUSED, native.FULL)
+    assert codes == (nk.FINISHED, nk.LIMIT, nk.PAUSED, nk.FULL)
+
+
 def test_conflicting_givens_found_by_the_kernel(backend: native.Native) -> None:
     """The kernel itself proves conflicting givens unsatisfiable (solve skips is_valid)."""
     result = backend.solve(Grid.parse(MULTIPLE).with_value(3, 8), limit=2)
