@@ -248,3 +248,26 @@ def test_a_stored_library_is_resumed_only_with_consent(c_library, tmp_path):
     report = compare(CompareArgs(), db=db, resume=1, trust_backends=True)
     assert report.ok and [t.count for t in report.tasks if t.backend == name] == [1]
     assert json.loads(sqlite3.connect(db).execute("SELECT args FROM runs").fetchone()[0])
+
+
+@pytest.mark.slow
+def test_other_sizes_are_skipped_by_capability_and_a_resumed_run_skips_them_too(
+    c_library, tmp_path
+):
+    name = f"lib:{c_library('-DCRASH_ON_CALL=3')}"  # the warm-up, then one puzzle: no other
+    four = str(pattern_solution(Shape(2, 2))).replace("1", ".")
+    sixteen = str(pattern_solution(Shape(4, 4))).replace("1", ".")
+    report = run(tmp_path, ("fast", name), [four, TELEGRAM, sixteen], timeout=5)
+    assert report.ok and report.planned == 4 == len(report.tasks)
+    mine = [(t.puzzle_id, t.status) for t in report.tasks if t.backend == name]
+    assert mine == [("p.txt:2", "solved")]
+    assert f"{name}: 2 puzzles of a size it does not take were skipped" in " ".join(report.warnings)
+    db = tmp_path / "r.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM tasks WHERE puzzle_id = 'p.txt:3'")
+        conn.execute("UPDATE runs SET status = 'interrupted'")
+    resumed = compare(CompareArgs(), db=db, resume=1, trust_backends=True)
+    assert resumed.ok and resumed.run.status == "complete"
+    assert sorted((t.puzzle_id, t.backend) for t in resumed.tasks) == sorted(
+        [("p.txt:1", "fast"), ("p.txt:2", "fast"), ("p.txt:2", name), ("p.txt:3", "fast")]
+    )
