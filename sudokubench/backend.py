@@ -12,8 +12,25 @@ Every backend answers `solve(puzzle, limit=..., timeout=...)` with a frozen `Sol
   `limit` stops the search, so the count is then only a lower bound (`>= count`).
 - `limit=1` solves, `limit=2` proves uniqueness, `limit=N` counts up to N.
 - A puzzle whose givens conflict is UNSATISFIABLE without any search.
-- `encode_s` / `solve_s`: the backend's own `perf_counter` split between building its model and
-  searching; a library's self-reported times go into `stats` only.
+- `encode_s` / `solve_s`: measured by `timed_call`, never by the backend (the timing rule below);
+  a backend's or library's self-reported times go into `stats` only.
+
+**The timing rule**, one for every backend. A solve has three phases, and only the middle one
+is timed:
+
+1. `prepare(puzzle, limit)`, untimed: argument checks, the conflicting-givens check, and the
+   puzzle turned into exactly what the solving call takes (a model, arrays, a C string). It may
+   return a `SolveResult` to end there (conflicting givens: UNSATISFIABLE, nothing timed).
+2. `run(prepared, timeout)`, **the timed region**: the solving call and nothing else; the
+   deadline starts here. It returns a raw answer in whatever form is cheapest.
+3. `answer(prepared, raw)`, untimed: the raw answer turned into a `SolveResult`.
+
+`timed_call` applies the rule: `perf_counter` and `process_time` around `run` only; prepare's
+time becomes `encode_s`, run's `solve_s` (the harness's `wall_s`), its CPU time the harness's
+`cpu_s`. `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same
+numbers. A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
+around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
+in `stats` as `reported_encode_s` / `reported_solve_s`.
 
 Hand-written backends subclass `SearchBackend` and write one generator, `search`, that yields
 solutions and calls `deadline.check()` now and then; `collect` turns it into a result. Model
@@ -27,8 +44,9 @@ import enum
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from sudokubench.grid import Grid
 
@@ -38,15 +56,25 @@ __all__ = [
     "ContractError",
     "Deadline",
     "DeadlineExceeded",
+    "Phased",
     "SearchBackend",
     "SolveResult",
     "Status",
+    "Timed",
+    "check_arguments",
     "collect",
     "make_result",
     "package_version",
+    "stamp",
+    "timed_call",
+    "timed_solve",
 ]
 
 Stats = Mapping[str, int | float]
+
+#: The `stats` keys that keep the times a backend put into its own result (never the timing).
+REPORTED_ENCODE = "reported_encode_s"
+REPORTED_SOLVE = "reported_solve_s"
 
 
 class Status(enum.StrEnum):
@@ -131,6 +159,24 @@ class Backend(Protocol):
         ...
 
 
+@runtime_checkable
+class Phased(Protocol):
+    """The optional three phases of a solve (see the module docstring): a backend that has them
+    is timed around `run` only; one that has only `solve` is timed around `solve`."""
+
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: checks and the puzzle in the solving call's form, or a final SolveResult."""
+        ...
+
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        """Timed: the solving call only, under a deadline that starts here; a raw answer."""
+        ...
+
+    def answer(self, prepared: Any, raw: Any) -> SolveResult:
+        """Untimed: the raw answer as a SolveResult."""
+        ...
+
+
 class DeadlineExceeded(Exception):
     """Raised by `Deadline.check` inside a search; `collect` turns it into a TIMEOUT result."""
 
@@ -204,11 +250,11 @@ def collect(
     """Draw up to `limit` solutions from a search generator; the one limit/timeout helper.
 
     The generator raises `DeadlineExceeded` (from `Deadline.check`) when time is up. `stats`
-    may be the dict the generator updates: it is read after the search stops.
+    may be the dict the generator updates: it is read after the search stops. The search is
+    timed by `timed_call` around the backend's `run`, not here.
     """
     found: list[Grid] = []
     finished = timed_out = False
-    start = time.perf_counter()
     try:
         for solution in solutions:
             found.append(solution)
@@ -222,15 +268,8 @@ def collect(
         close = getattr(solutions, "close", None)
         if close is not None:
             close()
-    solve_s = time.perf_counter() - start
     return make_result(
-        backend,
-        found,
-        finished=finished,
-        timed_out=timed_out,
-        encode_s=encode_s,
-        solve_s=solve_s,
-        stats=stats,
+        backend, found, finished=finished, timed_out=timed_out, encode_s=encode_s, stats=stats
     )
 
 
@@ -247,8 +286,11 @@ def package_version(distribution: str) -> str | None:
 class BaseBackend:
     """Shared behaviour: argument checks, conflicting givens, errors turned into ERROR results.
 
-    Subclasses set `name` and implement `_solve`. Class attributes declare capabilities that
-    tests and the harness read instead of backend names:
+    Subclasses set `name` and implement `_solve` (then all of it is timed, under a deadline
+    made by `run`), or override `prepare`, `run` and `answer` to keep conversions out of the
+    timed region; `solve` is `timed_solve`. A subclass that overrides `solve` itself is timed
+    around it. Class attributes declare capabilities that tests and the harness read instead
+    of backend names:
 
     - `practical_n`: the largest N the backend solves typical puzzles of in about a second.
     - `handles_hard`: whether it solves hard 9x9 puzzles (top95) in about a second each.
@@ -286,22 +328,27 @@ class BaseBackend:
         return package_version(self.requires)
 
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
-        """Find up to `limit` solutions of `puzzle` within `timeout` seconds."""
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be a positive integer, got {limit!r}")
-        if timeout is not None and timeout < 0:
-            raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+        """Find up to `limit` solutions of `puzzle` within `timeout` seconds (`timed_solve`)."""
+        return timed_solve(self, puzzle, limit, timeout)
+
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: UNSATISFIABLE for conflicting givens, else `(puzzle, limit)` for `run`."""
         if not puzzle.is_valid():
             return make_result(self.name, [], finished=True, message="conflicting givens")
+        return puzzle, limit
+
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        """Timed: `_solve` under a deadline that starts now; a deadline it raises is TIMEOUT."""
         deadline = Deadline(timeout)
+        puzzle, limit = prepared
         try:
             return self._solve(puzzle, limit, deadline)
         except DeadlineExceeded:
             return make_result(self.name, [], finished=False, timed_out=True)
-        except (ContractError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # a backend failure is a result, the run goes on
-            return SolveResult(self.name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
+
+    def answer(self, prepared: Any, raw: Any) -> SolveResult:
+        """Untimed: the result `run` returned, as it is."""
+        return raw
 
     def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
         raise NotImplementedError
@@ -319,3 +366,100 @@ class SearchBackend(BaseBackend):
     ) -> Iterator[Grid]:
         """Yield the solutions of `puzzle` (its givens do not conflict), updating `stats`."""
         raise NotImplementedError
+
+
+def check_arguments(limit: int, timeout: float | None) -> None:
+    """ValueError unless `limit` is a positive int and `timeout` None or >= 0."""
+    if not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    if timeout is not None and timeout < 0:
+        raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+
+
+class Timed(NamedTuple):
+    """One solve under the timing rule: what the backend answered, and the harness's clocks."""
+
+    answer: Any  # a SolveResult, or whatever a solve-only plug-in returned
+    encode_s: float  # `prepare` (0 for a solve-only backend)
+    solve_s: float  # the timed region: `run`, or a solve-only backend's `solve`
+    cpu_s: float  # this process's CPU time in the timed region
+
+
+@cache
+def _phased(kind: type) -> bool:
+    """Whether backends of class `kind` are timed around `run` (else around `solve`).
+
+    A `BaseBackend` that overrides `solve` (a program, a plain function) keeps its own path.
+    """
+    if issubclass(kind, BaseBackend):
+        return kind.solve is BaseBackend.solve
+    return issubclass(kind, Phased)
+
+
+def timed_call(backend: Any, puzzle: Grid, limit: int = 1, timeout: float | None = None) -> Timed:
+    """Solve `puzzle` with `backend` under the timing rule (module docstring); never times more
+    than `run` (or a solve-only backend's `solve`).
+
+    ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
+    a solve-only backend's propagates, as its own `solve` would raise it.
+    """
+    check_arguments(limit, timeout)
+    process_time, perf_counter = time.process_time, time.perf_counter
+    if not _phased(type(backend)):
+        cpu = process_time()
+        start = perf_counter()
+        answer = backend.solve(puzzle, limit=limit, timeout=timeout)
+        solve_s = perf_counter() - start
+        return Timed(answer, 0.0, solve_s, process_time() - cpu)
+    encode_s = solve_s = cpu_s = 0.0
+    try:
+        start = perf_counter()
+        prepared = backend.prepare(puzzle, limit)
+        encode_s = perf_counter() - start
+        if isinstance(prepared, SolveResult):
+            return Timed(prepared, encode_s, 0.0, 0.0)
+        cpu = process_time()
+        start = perf_counter()
+        try:
+            raw = backend.run(prepared, timeout)
+        finally:
+            solve_s = perf_counter() - start
+            cpu_s = process_time() - cpu
+        return Timed(backend.answer(prepared, raw), encode_s, solve_s, cpu_s)
+    except (ContractError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a backend failure is a result, the run goes on
+        error = SolveResult(backend.name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
+        return Timed(error, encode_s, solve_s, cpu_s)
+
+
+def stamp(timed: Timed) -> SolveResult:
+    """The answer of `timed` with the rule's times: `encode_s` and `solve_s` from the harness's
+    clocks, the backend's own (if any) kept in `stats` under `REPORTED_ENCODE`/`REPORTED_SOLVE`.
+
+    ContractError when the answer is not a SolveResult.
+    """
+    result = timed.answer
+    if not isinstance(result, SolveResult):
+        raise ContractError(f"solve returned {type(result).__name__}, not a SolveResult")
+    stats = result.stats
+    if result.encode_s or result.solve_s:
+        stats = {**stats, REPORTED_ENCODE: result.encode_s, REPORTED_SOLVE: result.solve_s}
+    return SolveResult(
+        result.backend,
+        result.status,
+        result.solutions,
+        result.count,
+        result.exhaustive,
+        timed.encode_s,
+        timed.solve_s,
+        stats,
+        result.message,
+    )
+
+
+def timed_solve(
+    backend: Any, puzzle: Grid, limit: int = 1, timeout: float | None = None
+) -> SolveResult:
+    """`backend`'s result for `puzzle`, timed by the rule: what `Backend.solve` returns."""
+    return stamp(timed_call(backend, puzzle, limit, timeout))

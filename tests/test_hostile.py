@@ -59,12 +59,9 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
 # -- 1. what a plug-in returns never crashes the store ------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("plugin", "why"),
-    [("NanTiming", "encode_s nan is not a finite time"), ("BadTypes", "encode_s fast is not")],
-)
-def test_malformed_results_are_errors_and_everyone_else_is_stored(
-    tmp_path: Path, puzzles: Path, plugin: str, why: str
+@pytest.mark.parametrize("plugin", ["NanTiming", "BadTypes"])
+def test_a_plugins_own_times_are_not_the_timing_and_junk_never_reaches_the_store(
+    tmp_path: Path, puzzles: Path, plugin: str
 ) -> None:
     db = tmp_path / "r.sqlite"
     name = f"hostile_plugins:{plugin}"
@@ -74,16 +71,17 @@ def test_malformed_results_are_errors_and_everyone_else_is_stored(
     assert len(rows) == 2 * len(EASY)  # nothing lost
     assert run_status(db) == [(1, "complete")]
     for row in rows:
+        assert row["status"] == "solved" and row["valid"] == 1, row
+        (solution,) = json.loads(str(row["solutions"]))
+        puzzle = parse_grid(str(row["puzzle"]))
+        assert is_solution(parse_grid(solution, puzzle.shape), puzzle)
         if row["backend"] == name:
-            assert row["status"] == "error" and why in str(row["message"]), row
-            assert row["encode_s"] == 0.0 and row["solve_s"] == 0.0
-        else:
-            assert row["status"] == "solved" and row["valid"] == 1
-            (solution,) = json.loads(str(row["solutions"]))
-            puzzle = parse_grid(str(row["puzzle"]))
-            assert is_solution(parse_grid(solution, puzzle.shape), puzzle)
+            # The timing rule: the harness's clock around `solve`, not the plug-in's NaN or
+            # text; what the plug-in said would be kept in stats, were it a finite number.
+            assert row["encode_s"] == 0.0 and 0 < row["solve_s"] == row["wall_s"], row
+            assert "reported_encode_s" not in json.loads(str(row["stats"]))
     report = cli("report", "--db", str(db), "--format", "json")
-    assert report.returncode == 3, report.stderr  # the plug-in's tasks are ERRORs: exit 3
+    assert report.returncode == 0, report.stderr
     json.loads(report.stdout)  # strict JSON
     assert "NaN" not in report.stdout and "Infinity" not in report.stdout
 

@@ -1,10 +1,11 @@
 """Timing statistics in the manner of pyperf and pytest-benchmark.
 
-Samples are the worker's `wall_s` (`perf_counter` around `backend.solve`) of measured runs
-(`sample >= 0`); warm-ups (negative samples) are stored but never enter a statistic. A
-(puzzle, backend) *pair* with several samples (`--repeat K`) is timed by their median; a
-backend's time statistics are then taken over the pairs it finished (solved or proved
-unsatisfiable): median, IQR (q3 - q1), p90, max and total. Timeouts and errors are counted,
+Samples are the worker's `wall_s` (`perf_counter` around the backend's `run`, the timed region
+of the timing rule in `backend.timed_call`) of measured runs (`sample >= 0`); warm-ups
+(negative samples) are stored but never enter a statistic. A (puzzle, backend) *pair* with
+several samples (`--repeat K`) is timed by their median; a backend's time statistics are then
+taken over the pairs it finished (solved or proved unsatisfiable): median, IQR (q3 - q1), p90,
+max and total. Timeouts and errors are counted,
 not timed: the cactus plot shows what they cost.
 
 **Strict limits.** A task whose measured time (`wall_s`) exceeds its `--timeout` is a TIMEOUT

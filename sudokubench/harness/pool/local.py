@@ -52,8 +52,9 @@ How `LocalPool` works:
   `compare` keeps that check for its own backends only and checks a plug-in's answers again
   itself (`run.py`); every outcome is `guard.sanitize`d in the worker, a plug-in's again in
   `compare`.
-- Timing: `wall_s` is `perf_counter` in the worker around `backend.solve` only; `encode_s` and
-  `solve_s` are the backend's own split. A killed task's `wall_s` is the parent's measure from
+- Timing: the timing rule (`backend.timed_call`): `wall_s` is `perf_counter` in the worker
+  around the backend's `run` only (a solve-only plug-in's `solve`), equal to `solve_s`;
+  `encode_s` is its untimed `prepare`. A killed task's `wall_s` is the parent's measure from
   its start to the kill.
 - The caller's `__main__` stays out of the workers: multiprocessing would re-import the
   caller's script in every worker it starts (to unpickle objects defined there), re-running a

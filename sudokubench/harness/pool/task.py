@@ -37,7 +37,7 @@ class Outcome(NamedTuple):
     solutions: tuple[str, ...]  # line strings: canonical when checked and sound, else as returned
     encode_s: float
     solve_s: float
-    wall_s: float  # perf_counter in the worker around backend.solve(...)
+    wall_s: float  # perf_counter in the worker around the timed region (`backend.timed_call`)
     stats: Mapping[str, int | float] = MappingProxyType({})
     message: str = ""  # why, for timeout/error
     checked: bool = False  # whether `verdict` and `problem` below are the harness's check

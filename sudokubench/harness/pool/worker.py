@@ -20,7 +20,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
-from sudokubench.backend import SolveResult, Status
+from sudokubench.backend import SolveResult, Status, Timed, stamp, timed_call
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
@@ -32,7 +32,7 @@ from sudokubench.processes import become_subreaper, die_with_parent, kill_childr
 
 __all__ = ["CPU_KEY", "HOLD", "run_task", "worker_main"]
 
-#: The stats key of the worker's CPU time during the timed call (measured by the harness, so
+#: The stats key of the worker's CPU time during the timed region (measured by the harness, so
 #: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
 CPU_KEY = "cpu_s"
 
@@ -62,16 +62,16 @@ class Solved(NamedTuple):
 
     task: Task
     puzzle: Any  # the parsed Grid; None when the call failed (`failure` says how)
-    result: Any  # what `solve` returned
-    wall_s: float
-    cpu_s: float
+    timed: Timed | None  # the answer and the timing rule's clocks (`backend.timed_call`)
     failure: Outcome | None = None
 
 
 def solve(backend: Any, task: Task) -> Solved:
     """The task's timed call, nothing else: `finish` checks the answer and makes the outcome.
     Kept apart so that a worker can run several calls back to back, then check them (the
-    solver's code and data stay in the CPU's caches across the calls)."""
+    solver's code and data stay in the CPU's caches across the calls). The timing rule is
+    `backend.timed_call`'s: only the backend's `run` (or a solve-only plug-in's `solve`) is
+    timed; `wall_s` and `cpu_s` are that region's."""
     try:
         puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
     except ValueError as exc:
@@ -79,20 +79,17 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
-    cpu = time.process_time()
     start = time.perf_counter()
     try:
-        result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
+        timed = timed_call(backend, puzzle, task.limit, timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
         return _failed(failed(task, Status.ERROR, describe_exception(exc), wall_s))
-    wall_s = time.perf_counter() - start
-    cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
-    return Solved(task, puzzle, result, wall_s, cpu_s)
+    return Solved(task, puzzle, timed)
 
 
 def _failed(outcome: Outcome) -> Solved:
-    return Solved(outcome.task, None, None, outcome.wall_s, 0.0, outcome)
+    return Solved(outcome.task, None, None, outcome)
 
 
 def finish(solved: Solved) -> Outcome:
@@ -102,24 +99,24 @@ def finish(solved: Solved) -> Outcome:
 
 
 def _checked(solved: Solved) -> Outcome:
-    task, puzzle, result = solved.task, solved.puzzle, solved.result
-    if not isinstance(result, SolveResult):
-        return failed(
-            task, Status.ERROR, f"solve returned {type(result).__name__}, not a SolveResult"
-        )
+    task, puzzle, timed = solved.task, solved.puzzle, solved.timed
+    if not isinstance(timed.answer, SolveResult):
+        kind = type(timed.answer).__name__
+        return failed(task, Status.ERROR, f"solve returned {kind}, not a SolveResult")
     # The harness's check, outside the timed call: it is per-answer work, so it runs side by
     # side in the workers instead of one after another in the parent.
     try:
+        result = stamp(timed)  # the rule's times; the backend's own go to stats
         voice = check_result(task.backend, puzzle, result, task.limit)
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
     try:
-        return _outcome(task, result, voice, solved.wall_s, solved.cpu_s)
+        return _outcome(task, result, voice, timed.cpu_s)
     except Exception as exc:  # e.g. a solution whose str() raises
         return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
 
 
-def _outcome(task: Task, result: SolveResult, voice: Any, wall_s: float, cpu_s: float) -> Outcome:
+def _outcome(task: Task, result: SolveResult, voice: Any, cpu_s: float) -> Outcome:
     return Outcome(
         task=task,
         status=result.status,
@@ -128,7 +125,7 @@ def _outcome(task: Task, result: SolveResult, voice: Any, wall_s: float, cpu_s: 
         solutions=voice.solutions if voice.sound else tuple(str(g) for g in result.solutions),
         encode_s=result.encode_s,
         solve_s=result.solve_s,
-        wall_s=wall_s,
+        wall_s=result.solve_s,  # the timed region, as `Backend.solve` reports it
         stats={**result.stats, CPU_KEY: round(cpu_s, 6)},  # (`sanitize` drops non-numbers)
         message=result.message,
         checked=True,
