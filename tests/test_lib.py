@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, cli, collection, pattern_solution
 
-from sudokubench.backend import Status
+from sudokubench.backend import BaseBackend, Phased, Status, timed_call
 from sudokubench.errors import UnknownBackendError
 from sudokubench.grid import Grid, Shape, is_solution
 from sudokubench.harness.plan import CompareArgs
@@ -98,6 +98,10 @@ def test_the_timed_call_is_the_one_c_call_and_the_grid_is_fetched_apart(c_librar
     assert count == 28 and backend._solution.raw[0] == 0  # no grid at limit 100
     result = backend.answer(prepared, count)
     assert result.count == 28 and is_solution(result.solutions[0], Grid.parse(MULTIPLE))
+    # the timing rule times `run` alone: the backend keeps BaseBackend's solve (timed_solve)
+    assert isinstance(backend, Phased) and type(backend).solve is BaseBackend.solve
+    timed = timed_call(backend, Grid.parse(MULTIPLE), 100)
+    assert timed.answer.count == 28 and timed.encode_s > 0
 
 
 def test_a_timeout_in_python_runs_the_call_in_a_child_killed_in_time(c_library):

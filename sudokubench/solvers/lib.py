@@ -10,23 +10,24 @@ The function, `SYMBOL` in the library at `PATH` (default `TdokuSolverDpllTriadSi
 `num_guesses` goes into `stats["guesses"]`. `configuration` is 0. The name splits PATH from
 SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` is a path).
 
-- Timing (the three phases of the backend contract): `prepare` makes the puzzle's 81 bytes and
-  the limit's `c_size_t` (untimed), `run` is the one C call (timed), `answer` decodes it
-  (untimed). When the count is >= 1 but the library left `solution` empty (limit >= 2),
-  `answer` makes one more call at limit 1 for the first grid, outside the timed region.
+- Timing (the timing rule's three phases, `backend.py`): `prepare` makes the puzzle's 81 bytes
+  and the limit's `c_size_t` (untimed), `run` is the one C call (the timed region), `answer`
+  decodes it (untimed). When the count is >= 1 but the library left `solution` empty (limit
+  >= 2), `answer` makes one more call at limit 1 for the first grid, outside the timed region.
 - Counts: `count` is what the library returned; `solutions` holds one grid (the library gives
   no other), so the count of a grid with 28 solutions at limit 100 is 28, exhaustive, with its
   first grid checked by the independent checker and the count cross-checked with the other
   backends. A count of `limit` is a lower bound; above `limit` it breaks the ABI (ERROR).
 - Shapes: 9x9 only (`practical_n` 9 and `shapes`); another size is never sent to the library.
 - Timeout: a C call cannot be interrupted, so `forks_for_timeout`: with a timeout (the Python
-  API, the command line) the call runs in a forked child killed at the deadline; under the
-  harness the timeout is the worker's, which is killed, so the call runs in the worker.
+  API, the command line) `run` makes the call in a forked child killed at the deadline (the
+  timed region then holds the fork); under the harness the timeout is the worker's, which is
+  killed, so the call runs in the worker.
 - Isolation: a `lib:` backend is not sudokubench's code (`guard.trusted` is false), so in a
   comparison it has worker processes of its own: a library that crashes or spins costs its own
-  tasks (ERROR naming the signal, or TIMEOUT) and the worker is restarted. `contained()` gives
-  the instance the command line uses: every call in a forked child, so a crash there is an
-  ERROR result ("crashed: SIGSEGV"), never the end of the command.
+  tasks (ERROR naming the signal, or TIMEOUT) and the worker is restarted. `contained_copy()`
+  gives the instance the command line uses: every call in a forked child, so a crash there is
+  an ERROR result ("crashed: SIGSEGV"), never the end of the command.
 - Loading: the constructor loads the library and looks the symbol up, so a missing file, a file
   that is not a library, one for another architecture or without the symbol is an
   `UnknownBackendError` (one line, exit code 2) before anything runs.
@@ -135,6 +136,8 @@ class LibBackend(BaseBackend):
         self._solution = ctypes.create_string_buffer(96)
         self._guesses = ctypes.c_size_t(0)
         self._guesses_ref = ctypes.pointer(self._guesses)
+        if contained:  # every call in a child, timeout or not
+            self.run = self._run_contained  # type: ignore[method-assign]
 
     def contained_copy(self) -> LibBackend:
         """The same library with every call in a forked child (what the command line uses)."""
@@ -152,8 +155,6 @@ class LibBackend(BaseBackend):
 
     def prepare(self, puzzle: Grid, limit: int) -> Call | SolveResult:
         """The puzzle's 81 bytes and the limit; a result instead when nothing is to be sent."""
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be a positive integer, got {limit!r}")
         if puzzle.shape not in self.shapes:
             n = puzzle.shape.n
             message = f"lib: takes 9x9 puzzles only, not {n}x{n} (never sent to the library)"
@@ -163,15 +164,27 @@ class LibBackend(BaseBackend):
         self._solution[0] = b"\0"  # so `answer` sees whether the library wrote a grid
         return Call(puzzle, str(puzzle).encode(), limit, ctypes.c_size_t(limit))
 
-    def run(self, prepared: Call, timeout: float | None = None) -> int:
-        """The one C call (the timed region); the count it returns."""
+    def run(self, prepared: Call, timeout: float | None) -> int | Reply | SolveResult:
+        """The timed region: the one C call, its count. With a timeout, in a forked child (its
+        reply, or a result for a crash or an overrun)."""
+        if timeout is not None:
+            return self._in_child(prepared, timeout)
         return self._function(
             prepared.text, prepared.c_limit, _CONFIGURATION, self._solution, self._guesses_ref
         )
 
-    def answer(self, prepared: Call, raw: int, *, solve_s: float = 0.0) -> SolveResult:
-        """The result of the call: its count, its grid (fetched at limit 1 when it has none)."""
-        return self._decode(prepared, self._fetch(prepared, raw), solve_s)
+    def _run_contained(self, prepared: Call, timeout: float | None) -> Reply | SolveResult:
+        """`run` of a `contained` instance: always in a forked child."""
+        return self._in_child(prepared, timeout)
+
+    def answer(self, prepared: Call, raw: int | Reply | SolveResult) -> SolveResult:
+        """The result of the call: its count and its grid (fetched at limit 1 when the library
+        wrote none); a child's result as it is."""
+        if isinstance(raw, SolveResult):
+            return raw
+        if isinstance(raw, int):
+            raw = self._fetch(prepared, raw)
+        return self._decode(prepared, raw)
 
     def _fetch(self, prepared: Call, count: int) -> Reply:
         """The call's reply; when it counted solutions but wrote no grid (tdoku fills it only
@@ -187,27 +200,21 @@ class LibBackend(BaseBackend):
             )
         return Reply(count, guesses, self._solution.raw[:81])
 
-    def _decode(self, prepared: Call, reply: Reply, solve_s: float) -> SolveResult:
+    def _decode(self, prepared: Call, reply: Reply) -> SolveResult:
         count = reply.count
         if count > prepared.limit:
             message = f"the library returned {count} solutions for limit {prepared.limit}"
             return SolveResult(self.name, Status.ERROR, message=message)
         stats = {"guesses": reply.guesses}
         if count == 0:
-            return make_result(self.name, [], finished=True, solve_s=solve_s, stats=stats)
+            return make_result(self.name, [], finished=True, stats=stats)
         grid = self._grid(reply.text)
         if grid is None:
             quoted = reply.text.split(b"\0")[0].decode("latin-1")[:60]
             message = f"the library counted {count} but wrote no grid ({quoted!r})"
             return SolveResult(self.name, Status.ERROR, message=message)
         return SolveResult(
-            self.name,
-            Status.SOLVED,
-            (grid,),
-            count,
-            exhaustive=count < prepared.limit,
-            solve_s=solve_s,
-            stats=stats,
+            self.name, Status.SOLVED, (grid,), count, exhaustive=count < prepared.limit, stats=stats
         )
 
     @staticmethod
@@ -217,25 +224,11 @@ class LibBackend(BaseBackend):
             return None
         return Grid(NINE, tuple(b - 48 for b in text))
 
-    # -- solving -------------------------------------------------------------------------------
+    # -- a call in a child ---------------------------------------------------------------------
 
-    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
-        """Up to `limit` solutions counted by the library; in a forked child when there is a
-        timeout or the instance is `contained` (see the module docstring)."""
-        if timeout is not None and timeout < 0:
-            raise ValueError(f"timeout must be >= 0, got {timeout!r}")
-        prepared = self.prepare(puzzle, limit)
-        if isinstance(prepared, SolveResult):
-            return prepared
-        if self.contained or timeout is not None:
-            return self._in_child(prepared, timeout)
-        start = time.perf_counter()
-        raw = self.run(prepared, None)
-        return self.answer(prepared, raw, solve_s=time.perf_counter() - start)
-
-    def _in_child(self, prepared: Call, timeout: float | None) -> SolveResult:
-        """The call (and the fetch of a grid) in a forked child: a crash is an ERROR result, an
-        overrun of `timeout` a TIMEOUT."""
+    def _in_child(self, prepared: Call, timeout: float | None) -> Reply | SolveResult:
+        """The call (and the fetch of a grid) in a forked child: its reply; a crash is an ERROR
+        result, an overrun of `timeout` a TIMEOUT."""
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
@@ -243,7 +236,10 @@ class LibBackend(BaseBackend):
                 os.close(read)
                 faulthandler.disable()  # a crash is reported as a result, not as a dump
                 start = time.perf_counter()
-                count = self.run(prepared, None)
+                count = self._function(
+                    prepared.text, prepared.c_limit, _CONFIGURATION, self._solution,
+                    self._guesses_ref,
+                )  # fmt: skip
                 solve_s = time.perf_counter() - start
                 os.write(write, pickle.dumps((tuple(self._fetch(prepared, count)), solve_s)))
             finally:
@@ -264,18 +260,17 @@ class LibBackend(BaseBackend):
             code = os.WEXITSTATUS(status)
             return SolveResult(self.name, Status.ERROR, message=f"the call exited ({code})")
         reply, solve_s = pickle.loads(data)
-        result = self._decode(prepared, Reply(*reply), solve_s)
-        if timeout is not None and solve_s > timeout and result.status is not Status.ERROR:
-            return make_result(
-                self.name,
-                list(result.solutions),
-                finished=False,
-                timed_out=True,
-                solve_s=solve_s,
-                stats=result.stats,
-                message=f"answered after {solve_s:.2f} s, past the timeout",
-            )
-        return result
+        if timeout is None or solve_s <= timeout:
+            return Reply(*reply)
+        late = self._decode(prepared, Reply(*reply))
+        return make_result(
+            self.name,
+            list(late.solutions),
+            finished=False,
+            timed_out=True,
+            stats=late.stats,
+            message=f"answered after {solve_s:.2f} s, past the timeout",
+        )
 
 
 def _read_until(pipe: BinaryIO, seconds: float | None) -> bytes | None:
