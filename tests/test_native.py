@@ -136,6 +136,13 @@ def test_solve_timeout_on_a_huge_search(backend: native.Native) -> None:
     assert elapsed <= 0.8, f"took {elapsed:.2f} s"
 
 
+def test_native_reads_the_kernels_own_return_codes() -> None:
+    from sudokubench.solvers import native_kernel as nk
+
+    codes = (native.FINISHED, native.LIMIT, native.PAUSED, native.FULL)
+    assert codes == (nk.FINISHED, nk.LIMIT, nk.PAUSED, nk.FULL)
+
+
 def test_conflicting_givens_found_by_the_kernel(backend: native.Native) -> None:
     """The kernel itself proves conflicting givens unsatisfiable (solve skips is_valid)."""
     result = backend.solve(Grid.parse(MULTIPLE).with_value(3, 8), limit=2)

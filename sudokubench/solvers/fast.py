@@ -29,6 +29,11 @@ Bit operations (`x & -x`, `x & (x - 1)`, `int.bit_count`) work on the spread mas
 A placed cell holds its digit's bit shifted up by one: still one bit (so it counts as decided),
 but its field then counts 2, which tells a placed digit (2) from a hidden single (1).
 
+Timing (the rule of `sudokubench.backend`): `prepare` looks up the shape's tables and collects
+the givens' digits per unit, which finds conflicting givens (UNSATISFIABLE, nothing timed);
+`run`, the timed region, derives the candidates and searches, keeping each solution as its
+candidate list; `answer` turns those into grids.
+
 Timeout: cooperative; `Deadline.check` runs every few search nodes (about every 4,000 cells of
 propagation work: every 50 nodes on 9x9, every 6 on 25x25).
 
@@ -51,9 +56,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import reduce
 from operator import or_
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from sudokubench.backend import Deadline, SearchBackend
+from sudokubench.backend import (
+    BaseBackend,
+    Deadline,
+    DeadlineExceeded,
+    SolveResult,
+    make_result,
+)
 from sudokubench.grid import Grid
 from sudokubench.solvers.fast_tables import Tables, tables
 
@@ -163,11 +174,9 @@ def _settle(
                         break
 
 
-def _start(puzzle: Grid, tab: Tables) -> tuple[list[int], list[int], int] | None:
-    """Candidates, the queue of new singles, and the open cells after placing the givens.
-
-    None when the givens conflict.
-    """
+def _givens(puzzle: Grid, tab: Tables) -> list[int] | None:
+    """The digits each unit's givens hold (one bit each, by unit number); None when two givens
+    of a unit are equal."""
     bits, cell_units = tab.bits, tab.cell_units
     placed = [0] * (3 * tab.n)
     for k, d in enumerate(puzzle.cells):
@@ -179,10 +188,18 @@ def _start(puzzle: Grid, tab: Tables) -> tuple[list[int], list[int], int] | None
             placed[r] |= bit
             placed[c] |= bit
             placed[box_no] |= bit
-    full = tab.full
-    cand = [0] * len(puzzle.cells)
+    return placed
+
+
+def _start(
+    cells: tuple[int, ...], placed: list[int], tab: Tables
+) -> tuple[list[int], list[int], int] | None:
+    """Candidates, the queue of new singles, and the open cells after placing the givens
+    (`cells`, whose units hold `placed`); None when a cell has no candidate left."""
+    bits, cell_units, full = tab.bits, tab.cell_units, tab.full
+    cand = [0] * len(cells)
     queue = []
-    for k, d in enumerate(puzzle.cells):
+    for k, d in enumerate(cells):
         if d:
             cand[k] = bits[d] << 1
         else:
@@ -193,7 +210,7 @@ def _start(puzzle: Grid, tab: Tables) -> tuple[list[int], list[int], int] | None
             cand[k] = mask
             if not mask & (mask - 1):
                 queue.append(k)
-    return cand, queue, puzzle.cells.count(0)
+    return cand, queue, cells.count(0)
 
 
 def _blame(weights: list[int], failure: int, tab: Tables) -> None:
@@ -220,88 +237,130 @@ def _branch_cell(counts: bytes, fewest: int, weights: list[int], tab: Tables) ->
     return best_cell
 
 
-class Fast(SearchBackend):
+class Fast(BaseBackend):
     """Bitset candidates, singles, locked candidates, weighted fewest-candidates branching."""
 
     name = "fast"
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
 
-    def search(
-        self, puzzle: Grid, deadline: Deadline, stats: dict[str, int | float]
-    ) -> Iterator[Grid]:
-        """Yield every solution of `puzzle`, branching on the cell with fewest candidates."""
-        shape = puzzle.shape
-        tab = tables(shape)
-        check_every = tab.check_every
-        nodes = guesses = contradictions = locked = depth = depth_max = 0
-        tally = [0]  # hidden singles
-        weights = [0] * len(tab.units)  # contradictions seen per unit, for choosing cells
-        # Each branch: (candidates, open cells, cell, digits still to try there, its depth).
-        stack: list[tuple[list[int], int, int, int, int]] = []
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: the shape's tables and the givens' digits per unit; UNSATISFIABLE when two
+        givens of a unit are equal."""
+        tab = tables(puzzle.shape)
+        placed = _givens(puzzle, tab)
+        if placed is None:
+            return make_result(self.name, [], finished=True, message="conflicting givens")
+        return puzzle, placed, tab, limit
+
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        """Timed: the search, up to `limit` solutions (as candidate lists) or the deadline."""
+        puzzle, placed, tab, limit = prepared
+        deadline = Deadline(timeout)
+        stats: dict[str, int | float] = {}
+        found: list[list[int]] = []
+        finished = timed_out = False
+        solutions = _search(puzzle.cells, placed, tab, deadline, stats)
         try:
-            state = _start(puzzle, tab)
-            if state is None:
-                return
-            cand, queue, open_cells = state
-            open_cells = _settle(cand, queue, tab, open_cells, tally, tab.all_units)
-            if open_cells < 0:
-                return
-            while True:
-                # `cand` is settled: solved, or reduced by locked candidates, or branched on.
-                if not open_cells:
-                    yield Grid(shape, tuple(map(tab.digit_of.__getitem__, cand)))
-                else:
-                    removed = _locked(cand, queue, tab)
-                    if removed > 0:
-                        locked += removed
-                        open_cells = _settle(cand, queue, tab, open_cells, tally, tab.all_units)
-                        if open_cells >= 0:
-                            continue
-                    elif removed < 0:
-                        open_cells = removed
-                    if open_cells < 0:
-                        contradictions += 1
-                        _blame(weights, open_cells, tab)
-                    else:
-                        counts = bytes(map(int.bit_count, cand)).translate(_HIDE_DECIDED)
-                        fewest = min(counts)
-                        k = counts.index(fewest)
-                        if contradictions:  # weights exist: prefer cells where search failed
-                            k = _branch_cell(counts, fewest, weights, tab)
-                        guesses += 1
-                        depth_max = max(depth_max, depth + 1)
-                        stack.append((cand, open_cells, k, cand[k], depth + 1))
-                # Try the next digit of the innermost open branch.
-                while stack:
-                    cand, open_cells, k, todo, depth = stack[-1]
-                    bit = todo & -todo
-                    todo ^= bit
-                    if todo:
-                        stack[-1] = (cand, open_cells, k, todo, depth)
-                        cand = cand[:]
-                    else:
-                        stack.pop()
-                    nodes += 1
-                    if not nodes % check_every:
-                        deadline.check()
-                    cand[k] = bit
-                    queue = [k]
-                    open_cells = _settle(cand, queue, tab, open_cells, tally, tab.unit_bits[k])
+            for cand in solutions:
+                found.append(cand)
+                if len(found) >= limit:
+                    break
+            else:
+                finished = True
+        except DeadlineExceeded:
+            timed_out = True
+        finally:
+            solutions.close()
+        return found, finished, timed_out, stats
+
+    def answer(self, prepared: Any, raw: Any) -> SolveResult:
+        """Untimed: the solutions' candidate lists as grids."""
+        puzzle, _, tab, _ = prepared
+        found, finished, timed_out, stats = raw
+        shape, digit_of = puzzle.shape, tab.digit_of.__getitem__
+        grids = [Grid._unchecked(shape, tuple(map(digit_of, cand))) for cand in found]
+        return make_result(self.name, grids, finished=finished, timed_out=timed_out, stats=stats)
+
+
+def _search(
+    cells: tuple[int, ...],
+    placed: list[int],
+    tab: Tables,
+    deadline: Deadline,
+    stats: dict[str, int | float],
+) -> Iterator[list[int]]:
+    """Yield every solution as its final candidate list (each list is never touched again),
+    branching on the cell with fewest candidates; `stats` is updated when the search stops."""
+    check_every = tab.check_every
+    nodes = guesses = contradictions = locked = depth = depth_max = 0
+    tally = [0]  # hidden singles
+    weights = [0] * len(tab.units)  # contradictions seen per unit, for choosing cells
+    # Each branch: (candidates, open cells, cell, digits still to try there, its depth).
+    stack: list[tuple[list[int], int, int, int, int]] = []
+    try:
+        state = _start(cells, placed, tab)
+        if state is None:
+            return
+        cand, queue, open_cells = state
+        open_cells = _settle(cand, queue, tab, open_cells, tally, tab.all_units)
+        if open_cells < 0:
+            return
+        while True:
+            # `cand` is settled: solved, or reduced by locked candidates, or branched on.
+            if not open_cells:
+                yield cand
+            else:
+                removed = _locked(cand, queue, tab)
+                if removed > 0:
+                    locked += removed
+                    open_cells = _settle(cand, queue, tab, open_cells, tally, tab.all_units)
                     if open_cells >= 0:
-                        break
+                        continue
+                elif removed < 0:
+                    open_cells = removed
+                if open_cells < 0:
                     contradictions += 1
                     _blame(weights, open_cells, tab)
                 else:
-                    depth = 0
-                    return
-        finally:
-            stats.update(
-                nodes=nodes,
-                guesses=guesses,
-                backtracks=nodes - depth,
-                contradictions=contradictions,
-                hidden_singles=tally[0],
-                locked_eliminations=locked,
-                max_depth=depth_max,
-            )
+                    counts = bytes(map(int.bit_count, cand)).translate(_HIDE_DECIDED)
+                    fewest = min(counts)
+                    k = counts.index(fewest)
+                    if contradictions:  # weights exist: prefer cells where search failed
+                        k = _branch_cell(counts, fewest, weights, tab)
+                    guesses += 1
+                    depth_max = max(depth_max, depth + 1)
+                    stack.append((cand, open_cells, k, cand[k], depth + 1))
+            # Try the next digit of the innermost open branch.
+            while stack:
+                cand, open_cells, k, todo, depth = stack[-1]
+                bit = todo & -todo
+                todo ^= bit
+                if todo:
+                    stack[-1] = (cand, open_cells, k, todo, depth)
+                    cand = cand[:]
+                else:
+                    stack.pop()
+                nodes += 1
+                if not nodes % check_every:
+                    deadline.check()
+                cand[k] = bit
+                queue = [k]
+                open_cells = _settle(cand, queue, tab, open_cells, tally, tab.unit_bits[k])
+                if open_cells >= 0:
+                    break
+                contradictions += 1
+                _blame(weights, open_cells, tab)
+            else:
+                depth = 0
+                return
+    finally:
+        stats.update(
+            nodes=nodes,
+            guesses=guesses,
+            backtracks=nodes - depth,
+            contradictions=contradictions,
+            hidden_singles=tally[0],
+            locked_eliminations=locked,
+            max_depth=depth_max,
+        )

@@ -5,6 +5,10 @@ candidate bitsets, naked and hidden singles, box-line reduction while more than 
 cells are open, fewest-candidates branching on an explicit stack whose levels are blocks of one
 array; see those modules' docstrings.
 
+Timing (the rule of `sudokubench.backend`): `prepare` loads the kernel and puts the givens
+into its arrays; `run`, the timed region, is the kernel call (and more calls after a pause);
+`answer` turns the rows the kernel wrote into grids.
+
 Timeout: cooperative. The kernel returns to Python every `BUDGET` nodes (about a millisecond
 on 9x9) with its whole state in arrays; the deadline is checked there and the search resumes,
 so there is no clock in the hot loop. A timeout keeps the solutions found so far.
@@ -17,9 +21,9 @@ on-disk cache (a `__pycache__` beside the kernel modules, or numba's per-user ca
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
 `sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
 timing anything, or by the first solve) compiles or loads it; worker processes load the cached
-machine code. `solve` never times compilation: `encode_s` holds the one-off load, `solve_s`
-the search. A cached function is checked against its own file only: after editing
-`native_kernel.py`, clear the cache (see that module's docstring).
+machine code. `solve` never times compilation: `encode_s` holds the one-off load (in
+`prepare`), `solve_s` the search. A cached function is checked against its own file only:
+after editing `native_kernel.py`, clear the cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
@@ -57,6 +61,8 @@ ROWS = 256
 KEEP = 10
 #: Probes per kernel call of the estimator, between two clock checks.
 PROBES_PER_CALL = 256
+#: The kernel's return codes (`native_kernel`'s, which needs numba to import).
+FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -193,13 +199,15 @@ def _space(shape: Shape) -> tuple[Any, ...]:
     from sudokubench.solvers.native_search import search
 
     tab = tables(shape)
+    work = np.zeros(tab.work_size, dtype=np.int64)
+    native_kernel.prime(tab.table, work)
     return (
         native_kernel,
         search,
         probes,
         np,
         tab,
-        np.zeros(tab.work_size, dtype=np.int64),
+        work,
         np.zeros((ROWS, shape.cells), dtype=np.uint8),
     )
 
@@ -263,41 +271,44 @@ class Native(BaseBackend):
         """numba's version."""
         return package_version("numba")
 
-    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
-        """Find up to `limit` solutions of `puzzle` within `timeout` seconds.
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: the kernel compiled or loaded (`warm`), the givens in its arrays.
 
-        Unlike the other backends this does not ask `Grid.is_valid` first: the kernel finds
-        conflicting givens itself (placing one given removes the other's only candidate), and
-        `is_valid` in Python costs about as much as the kernel's whole solve of a 17-clue
-        puzzle.
+        Unlike the other backends this does not ask `Grid.is_valid`: the kernel finds
+        conflicting givens itself as it places them (a few dozen nanoseconds, timed), while
+        `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be a positive integer, got {limit!r}")
-        if timeout is not None and timeout < 0:
-            raise ValueError(f"timeout must be >= 0, got {timeout!r}")
-        try:
-            return self._solve(puzzle, limit, Deadline(timeout))
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # a backend failure is a result, the run goes on
-            return SolveResult(self.name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
+        warm()
+        return Run(puzzle, min(limit, ROWS)), limit
 
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        encode = time.perf_counter()
-        warm()  # compiles or loads the kernel once: encode time, not solve time
-        run = Run(puzzle, min(limit, ROWS))
-        step, nk = run.step, run.kernel
-        start = time.perf_counter()
-        code = step(limit, BUDGET, True)
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        """Timed: the kernel, called again every `BUDGET` nodes until it ends, reaches the
+        limit or the deadline passes; the kernel's last code and the grids taken so far.
+
+        Up to `ROWS` solutions stay in the kernel's rows for `answer`. Beyond that the grids
+        are made here, as the search goes (as before the rule): the Python side makes grids
+        several times slower than the kernel finds them, so the deadline must bound that too.
+        """
+        started = time.perf_counter()
+        run, limit = prepared
+        code = run.step(limit, BUDGET, True)
+        if code < PAUSED:  # FINISHED or LIMIT: the common case, one call
+            return code, []
+        deadline = Deadline(timeout, started)
         found = run.take()
-        while code == nk.PAUSED or code == nk.FULL:
+        while code >= PAUSED:  # PAUSED, or FULL: the rows were full (taken above)
             if deadline.expired():
                 break
-            code = step(limit, BUDGET, True)
+            code = run.step(limit, BUDGET, True)
             found += run.take()
-        solve_s = time.perf_counter() - start
-        finished = code == nk.FINISHED
-        if code == nk.PAUSED or code == nk.FULL:
+        return code, found
+
+    def answer(self, prepared: Any, raw: Any) -> SolveResult:
+        """Untimed: the rows the kernel wrote as grids, its counters as stats."""
+        run, _ = prepared
+        code, found = raw
+        found += run.take()
+        if code >= PAUSED:
             status = Status.TIMEOUT
         else:
             status = Status.SOLVED if found else Status.UNSATISFIABLE
@@ -306,10 +317,8 @@ class Native(BaseBackend):
             status,
             tuple(found),
             len(found),
-            finished,
-            start - encode,
-            solve_s,
-            MappingProxyType(run.stats()),
+            code == FINISHED,
+            stats=MappingProxyType(run.stats()),
         )
 
     def count_all(self, puzzle: Grid, *, timeout: float | None = None) -> Count:

@@ -3,6 +3,7 @@
 Random probes from the root to a leaf (`probes`), each settling its node with the kernel's
 propagation (`native_kernel.py`, inlined), a xorshift64* generator (`next_random`) whose state
 the caller owns, and Welford's running mean and variance of the probes' products (`fold`).
+The caller's work array has been `native_kernel.prime`d (its shape-only parts filled once).
 """
 
 from __future__ import annotations

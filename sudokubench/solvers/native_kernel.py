@@ -302,6 +302,21 @@ def locked(cand, base, queue, tabs) -> int:
 
 
 @njit(cache=True)
+def prime(table, work) -> None:
+    """Fill the parts of a new work array that depend on the shape only (`umask`: each cell's
+    units as a 128-bit set), once per array rather than once per search."""
+    tabs = unpack(table, work)[0]
+    cell_units = tabs[2]
+    umask = tabs[12]
+    for k in range(cell_units.shape[0]):
+        umask[2 * k] = 0
+        umask[2 * k + 1] = 0
+        for i in range(3):
+            u = cell_units[k, i]
+            umask[2 * k + u // 64] |= 1 << (u % 64)
+
+
+@njit(cache=True)
 def start(cand, queue, givens, full, tabs, st) -> int:
     """Fill level 0 from the givens and propagate; the cells left open, or -1.
 
@@ -313,14 +328,7 @@ def start(cand, queue, givens, full, tabs, st) -> int:
     cell_units = tabs[2]
     dirty = tabs[3]
     placed = tabs[10]  # the segment scratch, free until box-line reduction: 3N <= segments
-    umask = tabs[12]
     nunits = tabs[1].shape[0]
-    for k in range(cells):
-        umask[2 * k] = 0
-        umask[2 * k + 1] = 0
-        for i in range(3):
-            u = cell_units[k, i]
-            umask[2 * k + u // 64] |= 1 << (u % 64)
     dirty[0] = -1 if nunits >= 64 else (1 << nunits) - 1
     dirty[1] = 0 if nunits <= 64 else (1 << (nunits - 64)) - 1
     for u in range(nunits):

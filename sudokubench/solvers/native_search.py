@@ -14,7 +14,8 @@ Compiled by numba like `native_kernel.py`, whose propagation and layouts it uses
 
 The search is resumable: its whole state (levels, branch cells, untried digits, counters) is
 in arrays owned by the caller, and `search` returns after `budget` nodes, so the caller can
-check its deadline without a clock in the hot loop and call again.
+check its deadline without a clock in the hot loop and call again. The work array has been
+`native_kernel.prime`d once (its shape-only parts), so a search starts from the givens alone.
 """
 
 from __future__ import annotations
