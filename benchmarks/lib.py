@@ -9,12 +9,13 @@ timed region, `wall_s`, and the worker's CPU time in it, `cpu_s`, read from the 
 against the library's own figure: tdoku's `run_benchmark -s tdoku` (with `--tdoku`, same
 puzzles, not permuted) and a direct ctypes loop in this process (plain `argtypes`, the same
 calls back to back, each timed as `compare` times one, the best of `--rounds`). Target: within
-15% + 1 us of each: the mean wall time, the median wall time, the mean CPU time. On a busy
-machine the mean wall time means little: a timed region of a few microseconds now and then
-waits milliseconds for a CPU, which moves the mean, and the wall time of `run_benchmark`'s
-seconds-long loop counts its waits too. The median and CPU time do not (`compare`'s `cpu_s`,
-the loop's `process_time`, and `run_benchmark`'s figure scaled by the share of a CPU it got:
-its CPU time over its wall time), and they decide the exit code.
+15% + 1 us of each, on the mean wall time (tdoku's figure is a mean) and on the median. On a
+busy machine (a load average above the CPU count) the mean means little: a timed region of a
+few microseconds now and then waits milliseconds for a CPU, and the wall time of
+`run_benchmark`'s seconds-long loop counts its waits too; then the median alone decides the
+exit code. The CPU times are printed beside them (`compare`'s `cpu_s`, which also holds about
+0.6 us of the clock's own system call; the loop's `process_time`; `run_benchmark`'s figure
+scaled by the share of a CPU it got, its CPU time over its wall time).
 
 **Floor**, on already-solved 9x9 grids (the solutions of kaggle9999): the median timed region
 of `compare --jobs 1` (at its default limit, 2) for `lib:` and `native` in the same run.
@@ -238,7 +239,10 @@ def main() -> None:
         print(f"per call on a solved grid: {ready:.2f} us as LibBackend.run calls, "
               f"{converted:.2f} us with argtypes (load {load_average()})")  # fmt: skip
 
-        print(f"\nfidelity at limit {opts.limit}, mean us per puzzle (target: within 15% + 1 us)")
+        quiet = os.getloadavg()[0] < (os.cpu_count() or 1)
+        print(f"\nfidelity at limit {opts.limit}, us per puzzle (target: within 15% + 1 us; "
+              f"{'mean and median' if quiet else 'the median only, on this busy machine,'} "
+              "decide)")  # fmt: skip
         for spec in opts.puzzles or default:
             label, path = puzzle_file(spec, folder)
             lines = path.read_text().split()
@@ -260,7 +264,8 @@ def main() -> None:
                     if reference is None:
                         continue
                     good = within(measured, reference)
-                    ok &= good or kind == "mean"  # (the load-robust two decide)
+                    if kind == "median" or (kind == "mean" and quiet):
+                        ok &= good
                     marks.append(f"{kind} x{measured / reference:.2f} {'ok' if good else 'MISSED'}")
                 print(f"    {ref:<14} {show(figures)}   " + ", ".join(marks))
 
