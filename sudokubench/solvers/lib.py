@@ -34,8 +34,9 @@ SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` 
 
 Why ctypes and not cffi: ctypes is in the standard library; cffi in its ABI mode costs about
 the same per call and would be a new dependency, and its API mode needs a C compiler wherever
-sudokubench runs. The call passes ready ctypes objects (no `argtypes` conversion on each
-call): `python benchmarks/lib.py` measures the per-call cost of both ways side by side.
+sudokubench runs. `prepare` binds the function to ready ctypes objects (`functools.partial`:
+no `argtypes` conversion on each call, no attribute looked up in the timed region);
+`python benchmarks/lib.py` measures the per-call cost of this and of `argtypes` side by side.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ import re
 import selectors
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, ClassVar, NamedTuple
 
@@ -110,12 +113,13 @@ class Reply(NamedTuple):
 
 @dataclass(slots=True)
 class Call:
-    """A prepared call: the puzzle's bytes and the limit, as the C function takes them."""
+    """A prepared call: the puzzle's bytes, the limit, and the C function with every argument
+    bound (`call()` is the whole timed region)."""
 
     puzzle: Grid
     text: bytes
     limit: int
-    c_limit: ctypes.c_size_t
+    call: Callable[[], int]
 
 
 class LibBackend(BaseBackend):
@@ -162,16 +166,16 @@ class LibBackend(BaseBackend):
         if not puzzle.is_valid():
             return make_result(self.name, [], finished=True, message="conflicting givens")
         self._solution[0] = b"\0"  # so `answer` sees whether the library wrote a grid
-        return Call(puzzle, str(puzzle).encode(), limit, ctypes.c_size_t(limit))
+        text = str(puzzle).encode()
+        bound = (text, ctypes.c_size_t(limit), _CONFIGURATION, self._solution, self._guesses_ref)
+        return Call(puzzle, text, limit, partial(self._function, *bound))
 
     def run(self, prepared: Call, timeout: float | None) -> int | Reply | SolveResult:
         """The timed region: the one C call, its count. With a timeout, in a forked child (its
         reply, or a result for a crash or an overrun)."""
         if timeout is not None:
             return self._in_child(prepared, timeout)
-        return self._function(
-            prepared.text, prepared.c_limit, _CONFIGURATION, self._solution, self._guesses_ref
-        )
+        return prepared.call()
 
     def _run_contained(self, prepared: Call, timeout: float | None) -> Reply | SolveResult:
         """`run` of a `contained` instance: always in a forked child."""
@@ -236,10 +240,7 @@ class LibBackend(BaseBackend):
                 os.close(read)
                 faulthandler.disable()  # a crash is reported as a result, not as a dump
                 start = time.perf_counter()
-                count = self._function(
-                    prepared.text, prepared.c_limit, _CONFIGURATION, self._solution,
-                    self._guesses_ref,
-                )  # fmt: skip
+                count = prepared.call()
                 solve_s = time.perf_counter() - start
                 os.write(write, pickle.dumps((tuple(self._fetch(prepared, count)), solve_s)))
             finally:
