@@ -54,6 +54,7 @@ __all__ = [
     "Backend",
     "BaseBackend",
     "ContractError",
+    "Count",
     "Deadline",
     "DeadlineExceeded",
     "Phased",
@@ -134,6 +135,22 @@ class SolveResult:
     def solution(self) -> Grid | None:
         """The first solution, if any."""
         return self.solutions[0] if self.solutions else None
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count that keeps only the first few solutions as grids (`count(..., keep=k)`,
+    `native`'s `count_all`): `count` solutions found, exact when `exhaustive`; `status` as in
+    `SolveResult` (TIMEOUT when the deadline stopped it, SOLVED when it reached its limit)."""
+
+    backend: str
+    count: int
+    exhaustive: bool
+    first: tuple[Grid, ...]
+    solve_s: float
+    stats: Stats
+    status: Status
+    message: str = ""
 
 
 @runtime_checkable
@@ -385,6 +402,10 @@ class Timed(NamedTuple):
     cpu_s: float  # this process's CPU time in the timed region
 
 
+def _no_clock() -> float:
+    return 0.0
+
+
 @cache
 def _phased(kind: type) -> bool:
     """Whether backends of class `kind` are timed around `run` (else around `solve`).
@@ -396,15 +417,24 @@ def _phased(kind: type) -> bool:
     return issubclass(kind, Phased)
 
 
-def timed_call(backend: Any, puzzle: Grid, limit: int = 1, timeout: float | None = None) -> Timed:
+def timed_call(
+    backend: Any,
+    puzzle: Grid,
+    limit: int = 1,
+    timeout: float | None = None,
+    *,
+    cpu: bool = True,
+) -> Timed:
     """Solve `puzzle` with `backend` under the timing rule (module docstring); never times more
-    than `run` (or a solve-only backend's `solve`).
+    than `run` (or a solve-only backend's `solve`). Without `cpu`, `cpu_s` is 0 (it costs two
+    system calls, outside the timed region).
 
     ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
     a solve-only backend's propagates, as its own `solve` would raise it.
     """
     check_arguments(limit, timeout)
-    process_time, perf_counter = time.process_time, time.perf_counter
+    perf_counter = time.perf_counter
+    process_time = time.process_time if cpu else _no_clock
     if not _phased(type(backend)):
         cpu = process_time()
         start = perf_counter()
@@ -462,4 +492,4 @@ def timed_solve(
     backend: Any, puzzle: Grid, limit: int = 1, timeout: float | None = None
 ) -> SolveResult:
     """`backend`'s result for `puzzle`, timed by the rule: what `Backend.solve` returns."""
-    return stamp(timed_call(backend, puzzle, limit, timeout))
+    return stamp(timed_call(backend, puzzle, limit, timeout, cpu=False))

@@ -136,6 +136,29 @@ def test_solve_timeout_on_a_huge_search(backend: native.Native) -> None:
     assert elapsed <= 0.8, f"took {elapsed:.2f} s"
 
 
+@pytest.mark.parametrize("keep", [0, 3])
+def test_count_keeps_only_what_it_is_asked_to(keep: int) -> None:
+    """`count(..., keep=k)`: the exact count, the first k grids (valid, distinct); at a limit,
+    a lower bound that is SOLVED; the same through the kernel and through a plain solve."""
+    from sudokubench import count
+
+    counted = count(FIRST_ROW_6X6, backend="native", limit=10**6, keep=keep)
+    assert (counted.count, counted.exhaustive, counted.status) == (39_168, True, Status.SOLVED)
+    assert len(set(counted.first)) == len(counted.first) == keep
+    assert all(is_solution(g, FIRST_ROW_6X6) for g in counted.first)
+    for backend in ("native", "fast"):
+        bounded = count(FIRST_ROW_6X6, backend=backend, limit=1000, keep=keep)
+        assert (bounded.count, bounded.exhaustive, bounded.status) == (1000, False, Status.SOLVED)
+        assert len(bounded.first) == keep
+    with pytest.raises(ValueError, match="keep must be"):
+        count(FIRST_ROW_6X6, backend="native", keep=-1)
+
+
+def test_count_all_of_no_solution_is_unsatisfiable(backend: native.Native) -> None:
+    counted = backend.count_all(Grid.parse(MULTIPLE).with_value(3, 8), keep=2)
+    assert (counted.count, counted.exhaustive, counted.status) == (0, True, Status.UNSATISFIABLE)
+
+
 def test_native_reads_the_kernels_own_return_codes() -> None:
     from sudokubench.solvers import native_kernel as nk
 

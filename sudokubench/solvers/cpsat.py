@@ -14,10 +14,14 @@ Statuses: FEASIBLE and OPTIMAL both mean a solution was found (when enumerating,
 every solution was); INFEASIBLE means none exists; UNKNOWN after the time limit is a TIMEOUT;
 MODEL_INVALID, an UNKNOWN without the time limit, or any other status raise (an ERROR result).
 
-Timeout: native, `max_time_in_seconds` set to the time left.
+Timing (the rule of `sudokubench.backend`): `prepare` builds the model and the solver, untimed;
+`run`, the timed region, is CP-SAT's `solve` (when counting, the callback only copies each
+solution's values); `answer` decodes the solutions.
 
-Stats: `branches`, `conflicts` (CP-SAT's counters), `wall_time` (CP-SAT's own clock; our
-`solve_s` is perf_counter around the call), `num_workers`, `enumerate` (1 when counting).
+Timeout: native, `max_time_in_seconds` set to the timeout when `run` starts.
+
+Stats: `branches`, `conflicts` (CP-SAT's counters), `wall_time` (CP-SAT's own clock; the
+timing is the harness's, around `run`), `num_workers`, `enumerate` (1 when counting).
 
 Limits: any shape; 9x9 in a few milliseconds, the empty 16x16 in 0.3-0.8 s, the empty
 25x25 in about 2 s.
@@ -25,10 +29,9 @@ Limits: any shape; 9x9 in a few milliseconds, the empty 16x16 in 0.3-0.8 s, the 
 
 from __future__ import annotations
 
-import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
+from sudokubench.backend import BaseBackend, SolveResult, make_result
 from sudokubench.grid import Grid
 
 __all__ = ["SOLVE_WORKERS", "CpSat"]
@@ -51,61 +54,76 @@ class CpSat(BaseBackend):
         self.formulation = Formulation(formulation)
         self.name = f"cpsat:{self.formulation.value}"
 
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: the givens checked, the model built, the solver and its parameters set."""
         from ortools.sat.python import cp_model
 
-        from sudokubench.encodings.cpsat import build, decode
+        from sudokubench.encodings.cpsat import build
 
-        start = time.perf_counter()
-        model = build(puzzle, self.formulation)
-        encode_s = time.perf_counter() - start
+        ready = super().prepare(puzzle, limit)
+        if isinstance(ready, SolveResult):
+            return ready
         solver = cp_model.CpSolver()
-        remaining = deadline.remaining()
-        if remaining is not None:
-            solver.parameters.max_time_in_seconds = remaining
         enumerate_all = limit > 1
         solver.parameters.num_workers = 1 if enumerate_all else SOLVE_WORKERS
         solver.parameters.enumerate_all_solutions = enumerate_all
-        formulation = self.formulation
+        collector = _collector(limit) if enumerate_all else None
+        return puzzle, limit, build(puzzle, self.formulation), solver, collector
 
-        class Collector(cp_model.CpSolverSolutionCallback):
-            def __init__(self) -> None:
-                super().__init__()
-                self.found: list[Grid] = []
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        """Timed: CP-SAT's solve, its time limit the whole timeout; its status, and whether
+        it had a time limit."""
+        _, _, model, solver, collector = prepared
+        if timeout is not None:
+            solver.parameters.max_time_in_seconds = timeout
+        return solver.solve(model, collector), timeout is not None
 
-            def on_solution_callback(self) -> None:
-                self.found.append(decode(puzzle, formulation, self.response_proto.solution))
-                if len(self.found) >= limit:
-                    self.stop_search()
+    def answer(self, prepared: Any, raw: Any) -> SolveResult:
+        """Untimed: the status mapped, the solutions decoded, CP-SAT's counters as stats."""
+        from ortools.sat.python import cp_model
 
-        collector = Collector()
-        start = time.perf_counter()
-        status = solver.solve(model, collector if enumerate_all else None)
-        solve_s = time.perf_counter() - start
-        found = collector.found
-        if not enumerate_all and status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found = [decode(puzzle, formulation, solver.response_proto.solution)]
+        from sudokubench.encodings.cpsat import decode
+
+        puzzle, limit, model, solver, collector = prepared
+        status, timed = raw
+        if collector is not None:
+            values = collector.found
+        elif status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            values = [solver.response_proto.solution]
+        else:
+            values = []
+        found = [decode(puzzle, self.formulation, v) for v in values[:limit]]
         stats = {
             "branches": solver.num_branches,
             "conflicts": solver.num_conflicts,
             "wall_time": solver.wall_time,
             "num_workers": solver.parameters.num_workers,
-            "enumerate": int(enumerate_all),
+            "enumerate": int(collector is not None),
         }
-        finished, timed_out = _ending(status, len(found), limit, remaining is not None)
+        finished, timed_out = _ending(status, len(found), limit, timed)
         if status == cp_model.MODEL_INVALID:
             raise RuntimeError(f"CP-SAT says the model is invalid: {model.validate()}")
         if finished is None:
             raise RuntimeError(f"CP-SAT returned {solver.status_name(status)} unexpectedly")
-        return make_result(
-            self.name,
-            found[:limit],
-            finished=finished,
-            timed_out=timed_out,
-            encode_s=encode_s,
-            solve_s=solve_s,
-            stats=stats,
-        )
+        return make_result(self.name, found, finished=finished, timed_out=timed_out, stats=stats)
+
+
+def _collector(limit: int) -> Any:
+    """A solution callback that keeps each solution's values (decoded later, untimed) and
+    stops the search at `limit`."""
+    from ortools.sat.python import cp_model
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[list[int]] = []
+
+        def on_solution_callback(self) -> None:
+            self.found.append(list(self.response_proto.solution))
+            if len(self.found) >= limit:
+                self.stop_search()
+
+    return Collector()
 
 
 def _ending(status: int, found: int, limit: int, timed: bool) -> tuple[bool | None, bool]:

@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from sudokubench.backend import (
     BaseBackend,
+    Count,
     Deadline,
     SolveResult,
     Status,
@@ -157,9 +158,11 @@ class Run:
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
-        return self._search(
-            self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain
-        )
+        return self._search(*self.kernel_arguments(limit, budget, drain))
+
+    def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
+        """The arguments of `native_search.search` for this run."""
+        return (self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain)
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
@@ -210,18 +213,6 @@ def _space(shape: Shape) -> tuple[Any, ...]:
         work,
         np.zeros((ROWS, shape.cells), dtype=np.uint8),
     )
-
-
-@dataclass(frozen=True)
-class Count:
-    """An exhaustive (or timed-out) count: the number, and only the first `KEEP` grids."""
-
-    backend: str
-    count: int
-    exhaustive: bool
-    first: tuple[Grid, ...]
-    solve_s: float
-    stats: MappingProxyType[str, int | float]
 
 
 @dataclass(frozen=True)
@@ -279,7 +270,8 @@ class Native(BaseBackend):
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
         warm()
-        return Run(puzzle, min(limit, ROWS)), limit
+        run = Run(puzzle, min(limit, ROWS))
+        return run, limit, run.kernel_arguments(limit, BUDGET, True)
 
     def run(self, prepared: Any, timeout: float | None) -> Any:
         """Timed: the kernel, called again every `BUDGET` nodes until it ends, reaches the
@@ -290,8 +282,8 @@ class Native(BaseBackend):
         several times slower than the kernel finds them, so the deadline must bound that too.
         """
         started = time.perf_counter()
-        run, limit = prepared
-        code = run.step(limit, BUDGET, True)
+        run, limit, arguments = prepared
+        code = run._search(*arguments)  # `run.step`, without a Python call in between
         if code < PAUSED:  # FINISHED or LIMIT: the common case, one call
             return code, []
         deadline = Deadline(timeout, started)
@@ -305,7 +297,7 @@ class Native(BaseBackend):
 
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the rows the kernel wrote as grids, its counters as stats."""
-        run, _ = prepared
+        run = prepared[0]
         code, found = raw
         found += run.take()
         if code >= PAUSED:
@@ -321,25 +313,33 @@ class Native(BaseBackend):
             stats=MappingProxyType(run.stats()),
         )
 
-    def count_all(self, puzzle: Grid, *, timeout: float | None = None) -> Count:
-        """Count every solution of `puzzle` (until `timeout`), keeping only the first `KEEP`."""
+    def count_all(
+        self,
+        puzzle: Grid,
+        *,
+        timeout: float | None = None,
+        limit: int | None = None,
+        keep: int = KEEP,
+    ) -> Count:
+        """Count the solutions of `puzzle` up to `limit` (None: all) until `timeout`, keeping
+        only the first `keep` as grids: the kernel counts a node's last open cells without
+        making a grid per solution (`native_search`)."""
         warm()
         start = time.perf_counter()
         deadline = Deadline(timeout, start)
-        run = Run(puzzle, KEEP)
-        nk = run.kernel
+        run = Run(puzzle, keep)
         while True:  # conflicting givens end the search at once, with no solution
-            code = run.step(sys.maxsize, BUDGET * 16, False)
-            if code != nk.PAUSED or deadline.expired():
+            code = run.step(sys.maxsize if limit is None else limit, BUDGET * 16, False)
+            if code != PAUSED or deadline.expired():
                 break
-        return Count(
-            self.name,
-            int(run.st[nk.COUNT]),
-            code == nk.FINISHED,
-            tuple(run.take()),
-            time.perf_counter() - start,
-            MappingProxyType(run.stats()),
-        )
+        solve_s = time.perf_counter() - start
+        count = int(run.st[run.kernel.COUNT])
+        if code == PAUSED:
+            status = Status.TIMEOUT
+        else:
+            status = Status.SOLVED if count else Status.UNSATISFIABLE
+        first = tuple(run.take())
+        return Count(self.name, count, code == FINISHED, first, solve_s, run.stats(), status=status)
 
     def estimate(
         self,
