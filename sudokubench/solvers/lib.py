@@ -28,6 +28,8 @@ SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` 
   tasks (ERROR naming the signal, or TIMEOUT) and the worker is restarted. `contained_copy()`
   gives the instance the command line uses: every call in a forked child, so a crash there is
   an ERROR result ("crashed: SIGSEGV"), never the end of the command.
+- Threads: an instance reuses its buffers, so it makes one call at a time (as the harness's
+  workers do); use one instance per thread.
 - Loading: the constructor loads the library and looks the symbol up, so a missing file, a file
   that is not a library, one for another architecture or without the symbol is an
   `UnknownBackendError` (one line, exit code 2) before anything runs.
@@ -116,7 +118,6 @@ class Call:
     """A prepared call: the puzzle's bytes, the limit, and the C function with every argument
     bound (`call()` is the whole timed region)."""
 
-    puzzle: Grid
     text: bytes
     limit: int
     call: Callable[[], int]
@@ -168,7 +169,7 @@ class LibBackend(BaseBackend):
         self._solution[0] = b"\0"  # so `answer` sees whether the library wrote a grid
         text = str(puzzle).encode()
         bound = (text, ctypes.c_size_t(limit), _CONFIGURATION, self._solution, self._guesses_ref)
-        return Call(puzzle, text, limit, partial(self._function, *bound))
+        return Call(text, limit, partial(self._function, *bound))
 
     def run(self, prepared: Call, timeout: float | None) -> int | Reply | SolveResult:
         """The timed region: the one C call, its count. With a timeout, in a forked child (its
