@@ -43,6 +43,7 @@ no `argtypes` conversion on each call, no attribute looked up in the timed regio
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import faulthandler
 import os
@@ -60,6 +61,7 @@ from typing import BinaryIO, ClassVar, NamedTuple
 from sudokubench.backend import BaseBackend, SolveResult, Status, make_result
 from sudokubench.errors import UnknownBackendError
 from sudokubench.grid import Grid, Shape
+from sudokubench.processes import die_with_parent
 
 __all__ = ["DEFAULT_SYMBOL", "LibBackend", "split_spec"]
 
@@ -240,6 +242,8 @@ class LibBackend(BaseBackend):
             try:
                 os.close(read)
                 faulthandler.disable()  # a crash is reported as a result, not as a dump
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C stops a call in C too
+                die_with_parent()
                 start = time.perf_counter()
                 count = prepared.call()
                 solve_s = time.perf_counter() - start
@@ -247,11 +251,14 @@ class LibBackend(BaseBackend):
             finally:
                 os._exit(0)
         os.close(write)
-        with os.fdopen(read, "rb") as pipe:
-            data = _read_until(pipe, None if timeout is None else timeout + GRACE_S)
+        try:
+            with os.fdopen(read, "rb") as pipe:
+                data = _read_until(pipe, None if timeout is None else timeout + GRACE_S)
+        except BaseException:  # Ctrl-C while the call runs: it ends with this process
+            _kill(pid)
+            raise
         if data is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            _kill(pid)
             message = f"no answer within {timeout:g} s; the call was killed"
             return make_result(self.name, [], finished=False, timed_out=True, message=message)
         _, status = os.waitpid(pid, 0)
@@ -273,6 +280,13 @@ class LibBackend(BaseBackend):
             stats=late.stats,
             message=f"answered after {solve_s:.2f} s, past the timeout",
         )
+
+
+def _kill(pid: int) -> None:
+    """Kill a child and reap it."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
 
 
 def _read_until(pipe: BinaryIO, seconds: float | None) -> bytes | None:
