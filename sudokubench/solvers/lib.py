@@ -34,11 +34,12 @@ SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` 
   that is not a library, one for another architecture or without the symbol is an
   `UnknownBackendError` (one line, exit code 2) before anything runs.
 
-Why ctypes and not cffi: ctypes is in the standard library; cffi in its ABI mode costs about
-the same per call and would be a new dependency, and its API mode needs a C compiler wherever
-sudokubench runs. `prepare` binds the function to ready ctypes objects (`functools.partial`:
-no `argtypes` conversion on each call, no attribute looked up in the timed region);
-`python benchmarks/lib.py` measures the per-call cost of this and of `argtypes` side by side.
+Why ctypes and not cffi: ctypes is in the standard library; cffi would be a new dependency,
+its ABI mode calls through libffi as ctypes does, and its API mode compiles a C extension, so
+it needs a C compiler wherever sudokubench runs. `prepare` binds the function to ready ctypes
+objects (`functools.partial`: no `argtypes` conversion on each call, no attribute looked up in
+the timed region); `python benchmarks/lib.py` measures the per-call cost of this and of
+`argtypes` side by side.
 """
 
 from __future__ import annotations
