@@ -436,11 +436,11 @@ def timed_call(
     perf_counter = time.perf_counter
     process_time = time.process_time if cpu else _no_clock
     if not _phased(type(backend)):
-        cpu = process_time()
+        cpu_start = process_time()
         start = perf_counter()
         answer = backend.solve(puzzle, limit=limit, timeout=timeout)
         solve_s = perf_counter() - start
-        return Timed(answer, 0.0, solve_s, process_time() - cpu)
+        return Timed(answer, 0.0, solve_s, process_time() - cpu_start)
     encode_s = solve_s = cpu_s = 0.0
     try:
         start = perf_counter()
@@ -448,13 +448,13 @@ def timed_call(
         encode_s = perf_counter() - start
         if isinstance(prepared, SolveResult):
             return Timed(prepared, encode_s, 0.0, 0.0)
-        cpu = process_time()
+        cpu_start = process_time()
         start = perf_counter()
         try:
             raw = backend.run(prepared, timeout)
         finally:
             solve_s = perf_counter() - start
-            cpu_s = process_time() - cpu
+            cpu_s = process_time() - cpu_start
         return Timed(backend.answer(prepared, raw), encode_s, solve_s, cpu_s)
     except (ContractError, KeyboardInterrupt):
         raise
