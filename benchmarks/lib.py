@@ -17,6 +17,11 @@ exit code. The CPU times are printed beside them (`compare`'s `cpu_s`, which als
 0.6 us of the clock's own system call; the loop's `process_time`; `run_benchmark`'s figure
 scaled by the share of a CPU it got, its CPU time over its wall time).
 
+Beside them, `interleaved`: `LibBackend.run` timed in this process with a worker's work
+around each call (the puzzle read and prepared before, the answer decoded after), not a
+target: where it sits above the ctypes loop, the work between two calls costs the library its
+warm caches, which no timer can leave out.
+
 **Floor**, on already-solved 9x9 grids (the solutions of kaggle9999): the median timed region
 of `compare --jobs 1` (at its default limit, 2) for `lib:` and `native` in the same run.
 Targets: lib: <= 1.5 us, native <= 3 us.
@@ -169,6 +174,29 @@ def ctypes_loop_us(
     return best[0] * 1e6, best[1] * 1e6, best[2] * 1e6
 
 
+def interleaved_us(library: Path, lines: list[str], limit: int, rounds: int) -> tuple:
+    """`LibBackend.run` timed as `compare`'s worker times it, with what a worker does around it
+    (the puzzle read and prepared before the call, the answer decoded after it): the mean and
+    median wall time per puzzle of the best of `rounds` passes, in us (no CPU figure: the
+    process's CPU time holds the work around the calls). Set against the ctypes loop it shows
+    what the work between two calls costs the library's own (the caches it leaves cold)."""
+    from sudokubench.formats import parse_grid
+    from sudokubench.solvers.lib import LibBackend
+
+    backend, clock = LibBackend(str(library)), time.perf_counter
+    best = (float("inf"), 0.0)
+    for _ in range(rounds):
+        times = []
+        for line in lines:
+            prepared = backend.prepare(parse_grid(line), limit)
+            start = clock()
+            raw = backend.run(prepared, None)
+            times.append(clock() - start)
+            backend.answer(prepared, raw)
+        best = min(best, (statistics.fmean(times), statistics.median(times)))
+    return best[0] * 1e6, best[1] * 1e6, None
+
+
 def per_call_us(library: Path, grid: str, calls: int = 200_000) -> tuple[float, float]:
     """ctypes' cost per call on a solved grid: as `LibBackend.run` calls (ready objects) and
     with `argtypes` set; the best of five passes each, in microseconds."""
@@ -256,8 +284,10 @@ def main() -> None:
                 refs["run_benchmark"] = run_benchmark_us(
                     binary, path, len(lines), opts.limit, opts.seconds
                 )
+            between = interleaved_us(library, lines, opts.limit, opts.rounds)
             print(f"  {label} (load {load_average()})")
             print(f"    {'compare':<14} {show(mine)}")
+            print(f"    {'interleaved':<14} {show(between)}   (the worker's work between calls)")
             for ref, figures in refs.items():
                 marks = []
                 for kind, measured, reference in zip(KINDS, mine, figures, strict=True):
