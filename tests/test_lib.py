@@ -7,7 +7,6 @@ with `fast` through `compare`."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -142,19 +141,23 @@ def bad_libraries(c_library, tmp_path: Path) -> dict[str, tuple[str, str]]:
     """name -> (backend, what its one error line says)."""
     text = tmp_path / "notes.so"
     text.write_text("not a library\n")
+    elf = bytearray(c_library().read_bytes())
+    elf[18:20] = (0xB7 if elf[18:20] != b"\xb7\x00" else 0x3E).to_bytes(2, "little")
+    other = tmp_path / "other-machine.so"  # the same library, its header's machine changed
+    other.write_bytes(elf)
     return {
         "missing symbol": (f"lib:{c_library('-DSYMBOL=other_solver')}", "has no function"),
         "not a library": (f"lib:{text}", "cannot load"),
+        "another architecture": (f"lib:{other}", "built for another architecture"),
         "missing file": (f"lib:{tmp_path / 'absent.so'}", "does not exist"),
         "a folder": (f"lib:{tmp_path}", "is not a file"),
     }
 
 
 def test_a_bad_library_is_refused_when_named(c_library, tmp_path):
-    for name, (backend, says) in bad_libraries(c_library, tmp_path).items():
+    for backend, says in bad_libraries(c_library, tmp_path).values():
         with pytest.raises(UnknownBackendError, match=says):
             get_backend(backend)
-        assert name
 
 
 @pytest.mark.slow
@@ -251,7 +254,6 @@ def test_a_stored_library_is_resumed_only_with_consent(c_library, tmp_path):
         compare(CompareArgs(), db=db, resume=1)
     report = compare(CompareArgs(), db=db, resume=1, trust_backends=True)
     assert report.ok and [t.count for t in report.tasks if t.backend == name] == [1]
-    assert json.loads(sqlite3.connect(db).execute("SELECT args FROM runs").fetchone()[0])
 
 
 @pytest.mark.slow

@@ -52,6 +52,7 @@ import pickle
 import re
 import selectors
 import signal
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,7 +99,7 @@ def _load(spec: str) -> tuple[ctypes.CDLL, ctypes._CFuncPtr]:  # type: ignore[na
     try:
         library = ctypes.CDLL(str(file.resolve()), mode=ctypes.RTLD_LOCAL)
     except OSError as exc:  # not a library, another architecture, a missing dependency
-        detail = str(exc).removeprefix(f"{file.resolve()}: ")
+        detail = _elf_mismatch(file) or str(exc).removeprefix(f"{file.resolve()}: ")
         raise UnknownBackendError(f"{where}: cannot load {path}: {detail}") from None
     try:
         function = getattr(library, symbol)
@@ -106,6 +107,33 @@ def _load(spec: str) -> tuple[ctypes.CDLL, ctypes._CFuncPtr]:  # type: ignore[na
         raise UnknownBackendError(f"{where}: {path} has no function {symbol!r}") from None
     function.restype = ctypes.c_size_t
     return library, function
+
+
+def _elf_header(path: Path | str) -> tuple[int, int] | None:
+    """(class, machine) of an ELF file's header (class 1: 32-bit, 2: 64-bit), None for
+    another kind of file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    order = "little" if head[5] == 1 else "big"
+    return head[4], int.from_bytes(head[18:20], order)
+
+
+def _elf_mismatch(file: Path) -> str | None:
+    """Why an ELF library cannot be loaded here when its class or machine is not this
+    Python's (glibc says only "No such file or directory" then); None otherwise."""
+    mine, theirs = _elf_header(sys.executable), _elf_header(file)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    bits = {1: "32-bit", 2: "64-bit"}
+    return (
+        f"built for another architecture ({bits.get(theirs[0], '?')} ELF, machine "
+        f"{theirs[1]}; this Python is {bits.get(mine[0], '?')}, machine {mine[1]})"
+    )
 
 
 class Reply(NamedTuple):
