@@ -159,6 +159,16 @@ def test_count_all_of_no_solution_is_unsatisfiable(backend: native.Native) -> No
     assert (counted.count, counted.exhaustive, counted.status) == (0, True, Status.UNSATISFIABLE)
 
 
+def test_the_timed_call_goes_straight_to_the_machine_code(backend: native.Native) -> None:
+    """`run` calls the compiled search without numba's dispatch, with the same answers."""
+    from sudokubench.solvers.native_search import search
+
+    entry = native._kernel_entry()
+    assert entry is not search and callable(entry)
+    result = backend.solve(Grid.parse(MULTIPLE), limit=100)
+    assert (result.count, result.exhaustive) == (28, True)
+
+
 def test_native_reads_the_kernels_own_return_codes() -> None:
     from sudokubench.solvers import native_kernel as nk
 
