@@ -5,7 +5,9 @@ Every backend answers `solve(puzzle, limit=..., timeout=...)` with a frozen `Sol
 - `status`: SOLVED (at least one solution found), UNSATISFIABLE (proved none), TIMEOUT (the
   deadline stopped the search before it ended or reached `limit`; the solutions found so far are
   kept), ERROR (the backend failed; `message` says how).
-- `solutions`: at most `limit` grids; `count == len(solutions)`.
+- `solutions`: at most `limit` grids, at least one when `count >= 1`; `count` is the number
+  found, usually `len(solutions)`, more when the backend keeps fewer grids than it counts (a
+  `lib:` library gives the first grid only).
 - `exhaustive`: the search ran to its end, so `count` is the exact number of solutions. Reaching
   `limit` stops the search, so the count is then only a lower bound (`>= count`).
 - `limit=1` solves, `limit=2` proves uniqueness, `limit=N` counts up to N.
@@ -109,9 +111,9 @@ class SolveResult:
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
             raise ContractError(f"{self.backend}: status {self.status!r} is not a Status")
-        if self.count != len(self.solutions):
+        if self.count < len(self.solutions) or (self.count and not self.solutions):
             raise ContractError(
-                f"{self.backend}: count {self.count} != {len(self.solutions)} solutions"
+                f"{self.backend}: count {self.count} with {len(self.solutions)} solutions"
             )
         if self.status is Status.UNSATISFIABLE and not (self.count == 0 and self.exhaustive):
             raise ContractError(f"{self.backend}: UNSATISFIABLE needs count 0 and exhaustive")

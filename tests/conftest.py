@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from sudokubench.backend import Backend
@@ -22,3 +28,34 @@ def backend(backend_name: str) -> Backend:
         reason = found.unavailable_reason() or "not available"
         pytest.skip(f"{backend_name}: {reason}")
     return found
+
+
+#: The C solver with tdoku's ABI that the `lib:` tests compile (tests/c/).
+TDOKU_ABI_SOURCE = Path(__file__).resolve().parent / "c" / "tdoku_abi.c"
+
+
+@pytest.fixture(scope="session")
+def c_library(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """`c_library(*defines)`: tests/c/tdoku_abi.c compiled with the system C compiler into a
+    shared library in a temporary folder (each variant once a session); skips the test when
+    no C compiler is installed."""
+    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) to build the test library for lib: backends")
+    folder = tmp_path_factory.mktemp("libs")
+    built: dict[tuple[str, ...], Path] = {}
+
+    def build(*defines: str) -> Path:
+        if defines not in built:
+            name = "_".join(d.lstrip("-D").replace("=", "") for d in defines) or "plain"
+            target = folder / f"libtdoku_abi_{name}.so"
+            subprocess.run(
+                [compiler, "-O2", "-shared", "-fPIC", *defines, "-o", str(target),
+                 str(TDOKU_ABI_SOURCE)],
+                check=True,
+                capture_output=True,
+            )  # fmt: skip
+            built[defines] = target
+        return built[defines]
+
+    return build

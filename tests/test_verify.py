@@ -114,9 +114,21 @@ def test_the_same_solution_twice_is_wrong():
     assert not voice.sound and "repeats solution 1" in voice.problem
 
 
-def test_a_count_that_differs_from_the_solutions_is_wrong():
-    voice = answer("a", TELEGRAM, "solved", [TELEGRAM_SOLUTION], count=2)
-    assert not voice.sound and "claims 2 solutions" in voice.problem
+def test_a_count_below_the_solutions_or_without_a_grid_is_wrong():
+    two = multiple_solutions()[:2]
+    voice = answer("a", MULTIPLE, "solved", two, count=1)
+    assert not voice.sound and "claims 1 solutions but returned 2" in voice.problem
+    voice = answer("a", TELEGRAM, "solved", [], count=1)
+    assert not voice.sound and "claims 1 solutions but returned 0" in voice.problem
+
+
+def test_a_count_above_its_grids_is_a_claim_the_agreement_checks():
+    # a backend may keep fewer grids than it counts (lib: gives its first grid only)
+    voice = answer("a", MULTIPLE, "solved", multiple_solutions()[:1], exhaustive=True, count=28)
+    assert voice.sound and str(voice.verdict) == "=28"
+    wrong = answer("b", TELEGRAM, "solved", [TELEGRAM_SOLUTION], exhaustive=True, count=2)
+    right = answer("c", TELEGRAM, "solved", [TELEGRAM_SOLUTION], exhaustive=True)
+    assert wrong.sound and not agree("p", [wrong, right]).agreed
 
 
 def test_more_solutions_than_the_limit_is_wrong():

@@ -20,7 +20,7 @@ import os
 import platform
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "SHOWCASE_TIMEOUT",
     "CompareArgs",
     "available_backends",
+    "backend_shapes",
     "input_sources",
     "load_puzzles",
     "machine_info",
@@ -47,6 +48,8 @@ __all__ = [
     "puzzle_tasks",
     "resolve_args",
     "resolve_backends",
+    "skipped_backends",
+    "stored_shapes",
     "tasks_per_puzzle",
 ]
 
@@ -215,15 +218,66 @@ def _read_puzzles(
 
 
 def tasks_per_puzzle(args: CompareArgs) -> int:
-    """How many tasks each puzzle has: one per backend, warm-up and sample. Task ids are
-    numbered puzzle by puzzle, so puzzle i's tasks are ids i x this to (i + 1) x this - 1."""
+    """How many task ids each puzzle has: one per backend, warm-up and sample. Task ids are
+    numbered puzzle by puzzle, so puzzle i's tasks are ids i x this to (i + 1) x this - 1
+    (those of a backend that skips the puzzle's shape are not used)."""
     return len(args.backends) * (args.warmup + args.repeat)
 
 
-def puzzle_tasks(args: CompareArgs, index: int, p: PuzzleRow) -> list[Task]:
-    """The tasks of the `index`-th puzzle of the run (from 0), numbered as `plan` does."""
+def backend_shapes(backends: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The backends limited to some shapes (they declare `shapes`, as `lib:` does: 9x9 only),
+    each with its shapes (`"RxC"`), as their probe says; stored with the run (`machine_info`)."""
+    return {b: shapes for b in backends if (shapes := probe(b).shapes) is not None}
+
+
+def skipped_backends(p: PuzzleRow, shapes: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """The backends of `shapes` (`backend_shapes`) that do not take the puzzle's shape: its
+    tasks for them are not planned, never sent."""
+    if not shapes:
+        return ()
+    return _skipped(tuple((b, tuple(s)) for b, s in shapes.items()), p.box or len(p.puzzle))
+
+
+@functools.lru_cache(maxsize=64)
+def _skipped(
+    limited: tuple[tuple[str, tuple[str, ...]], ...], box_or_cells: str | int
+) -> tuple[str, ...]:
+    try:
+        shape = (
+            Shape.parse(box_or_cells) if isinstance(box_or_cells, str)
+            else Shape.for_cells(box_or_cells)
+        )  # fmt: skip
+    except ValueError:  # a puzzle no backend can read: every task says so itself
+        return ()
+    return tuple(b for b, shapes in limited if str(shape) not in shapes)
+
+
+def stored_shapes(machine: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """`backend_shapes` as a run stored it in its machine info, read back without trusting
+    it: what is not a name with a list of shape names is left out."""
+    shapes = machine.get("shapes")
+    if not isinstance(shapes, dict):
+        return {}
+    return {
+        b: tuple(s)
+        for b, s in shapes.items()
+        if isinstance(b, str) and isinstance(s, list) and all(isinstance(x, str) for x in s)
+    }
+
+
+def puzzle_tasks(
+    args: CompareArgs,
+    index: int,
+    p: PuzzleRow,
+    shapes: Mapping[str, Sequence[str]] | None = None,
+) -> list[Task]:
+    """The tasks of the `index`-th puzzle of the run (from 0), numbered as `plan` does;
+    none for a backend that does not take its shape (`skipped_backends` of `shapes`)."""
     combos = _combos(tuple(args.backends), args.warmup, args.repeat)
     first = index * len(combos)
+    skipped = skipped_backends(p, shapes) if shapes else ()
+    if skipped:
+        combos = tuple(c for c in combos if c[1] not in skipped)
     puzzle_id, puzzle, box, limit, timeout = p.puzzle_id, p.puzzle, p.box, args.limit, args.timeout
     return [
         Task(first + k, puzzle_id, puzzle, box, backend, limit, timeout, sample)
@@ -244,13 +298,15 @@ def _combos(
 def plan(args: CompareArgs, puzzles: Iterable[PuzzleRow]) -> Iterator[Task]:
     """Every task of the run, numbered in a fixed order: puzzle, backend, warm-ups, samples
     (made as they are taken: a run of a million tasks holds none of them in a list)."""
+    shapes = backend_shapes(args.backends)
     for index, p in enumerate(puzzles):
-        yield from puzzle_tasks(args, index, p)
+        yield from puzzle_tasks(args, index, p, shapes)
 
 
 def machine_info(backends: Iterable[str]) -> dict[str, Any]:
     """Where the run happens (the parent): host, platform, CPUs, Python, the version of every
-    backend's package. `compare` adds `workers`, the executor's `prepare` (where tasks run)."""
+    backend's package, the shapes of those limited to some (`backend_shapes`). `compare` adds
+    `workers`, the executor's `prepare` (where tasks run)."""
     versions: dict[str, str | None] = {}
     for name in backends:
         try:
@@ -267,6 +323,7 @@ def machine_info(backends: Iterable[str]) -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "sudokubench": __version__,
         "backends": versions,
+        "shapes": backend_shapes(backends),
     }
 
 

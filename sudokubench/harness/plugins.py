@@ -29,11 +29,13 @@ ANSWER_BYTES = 65536
 
 
 class Probe(NamedTuple):
-    """What a backend says about itself: available (else why not), its version."""
+    """What a backend says about itself: available (else why not), its version, and the only
+    shapes it takes (`"RxC"` box shapes; None: any size)."""
 
     available: bool
     reason: str
     version: str | None
+    shapes: tuple[str, ...] | None = None
 
 
 def ask(name: str) -> Probe:
@@ -51,7 +53,8 @@ def ask(name: str) -> Probe:
         version = None if version is None else plain_text(version, 100)
     except Exception as exc:  # a plug-in's version() must not stop the run
         version = f"unknown ({type(exc).__name__})"
-    return Probe(ok, reason, version)
+    shapes = getattr(backend, "shapes", None)  # a capability few backends declare
+    return Probe(ok, reason, version, None if shapes is None else tuple(sorted(map(str, shapes))))
 
 
 @cache
@@ -100,7 +103,10 @@ def probe(name: str) -> Probe:
         ) from None
     if "error" in reply:
         raise UnknownBackendError(plain_text(reply["error"]))
-    return Probe(bool(reply["available"]), plain_text(reply["reason"]), reply["version"])
+    shapes = reply.get("shapes")
+    if shapes is not None:
+        shapes = tuple(plain_text(x, 20) for x in shapes)
+    return Probe(bool(reply["available"]), plain_text(reply["reason"]), reply["version"], shapes)
 
 
 def _main(name: str, fd: int) -> None:  # pragma: no cover - runs in the child

@@ -270,7 +270,7 @@ class _Run:
         tracker = self.tracker
         assert tracker is not None
         tracker.begin(run_id, puzzles)  # (a resumed run's tracker has its id already)
-        total = puzzles * tracker.per_puzzle
+        total = puzzles * tracker.per_puzzle - tracker.skipped  # (more skipped as planned)
         tracker.progress.total = total - stored
         if self.on_start:
             self.on_start(run_id, total, stored)

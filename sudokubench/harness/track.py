@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid
-from sudokubench.harness.plan import CompareArgs, puzzle_tasks, tasks_per_puzzle
+from sudokubench.harness.plan import (
+    CompareArgs,
+    backend_shapes,
+    puzzle_tasks,
+    skipped_backends,
+    tasks_per_puzzle,
+)
 from sudokubench.harness.pool import HOST, Outcome, Task
 from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, TaskRow
@@ -129,12 +135,15 @@ class Tracker:
         self.run_id = run_id  # None while a new run is still being stored (`begin`)
         self.args = args
         self.per_puzzle = tasks_per_puzzle(args)
+        self.shapes = backend_shapes(args.backends)
         self.tally = tally
         self.progress = progress
         self.open: dict[int, _Open] = {}
         self.resumed = False
         self.done = bytearray(tally.puzzles)  # 1: every task of the puzzle is stored
         self.partial: dict[int, list[TaskRow]] = {}  # stored rows of puzzles partly done
+        #: Task ids planned for no task (a backend that skips a puzzle's shape), so far.
+        self.skipped = 0
 
     def read_stored(self) -> int:
         """Before a resumed run starts: read its stored rows back in one ordered pass (their
@@ -144,11 +153,17 @@ class Tracker:
         self.resumed = True
         stored = 0
         for i, puzzle, rows in checked_puzzles(self.reader, self.run_id, self.per_puzzle):
-            self.tally.register(i, puzzle)
+            skipped = skipped_backends(puzzle, self.shapes)
+            self.tally.register(i, puzzle, skipped)
             stored += len(rows)
-            if len(rows) == self.per_puzzle:
+            unused = len(skipped) * (self.args.warmup + self.args.repeat)
+            if len(rows) == self.per_puzzle - unused:
+                self.skipped += unused
                 self.done[i] = 1
-                self._close(i, puzzle, rows)
+                if rows:
+                    self._close(i, puzzle, rows)
+                else:  # every backend skips it
+                    self.tally.add(i, puzzle, [], None)
             elif rows:
                 self.partial[i] = rows
         return stored
@@ -179,8 +194,15 @@ class Tracker:
 
     def _plan(self, i: int, puzzle: PuzzleRow) -> list[Task]:
         if not self.resumed:
-            self.tally.register(i, puzzle)
-        tasks = puzzle_tasks(self.args, i, puzzle)
+            self.tally.register(i, puzzle, skipped_backends(puzzle, self.shapes))
+        tasks = puzzle_tasks(self.args, i, puzzle, self.shapes)
+        if len(tasks) < self.per_puzzle:  # backends that skip its shape
+            skipped = self.per_puzzle - len(tasks)
+            self.skipped += skipped
+            self.progress.total = max(0, self.progress.total - skipped)
+            if not tasks:  # every backend skips it: nothing to wait for
+                self.tally.add(i, puzzle, [], None)
+                return []
         rows = self.partial.pop(i, [])
         self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
         if rows:

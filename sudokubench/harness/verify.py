@@ -8,9 +8,11 @@ Pure functions, no I/O; the harness's core (DESIGN.md, "Verdicts and agreement")
 - **Checking one answer** (`check_answer`; `check_result` reads the fields from a `SolveResult`
   or an `Outcome`, the one call the worker, the parent and the CLI make): every returned
   solution must pass the independent checker `is_solution` (complete, every unit a permutation,
-  the givens kept), the solutions must be different grids, and the count must match them and
-  respect the limit. The result is a `Voice`: where the answer came from, its verdict, its
-  solutions in canonical line form and its `problem` (None when it is sound on its own).
+  the givens kept), the solutions must be different grids, and the count must respect the
+  limit and be at least their number, with at least one grid when it is one or more (a
+  backend may keep fewer grids than it counts: `lib:` gets the first only). The result is a
+  `Voice`: where the answer came from, its verdict, its solutions in canonical line form and
+  its `problem` (None when it is sound on its own).
 - **Agreement** (`agree`): the voices of one puzzle, one per backend sample plus the expected
   answer of the input file (`expected_voice`), agree when every voice is sound, all exact
   counts are equal, every lower bound `>=n` is at most each exact count, and no exact count is
@@ -188,7 +190,7 @@ def check_answer(
             break
         canonical.append(line)
     if problem is None:
-        if count != len(solutions):
+        if count < len(solutions) or (count and not solutions):
             problem = f"claims {count} solutions but returned {len(solutions)}"
         elif limit is not None and count > limit:
             problem = f"returned {count} solutions, more than the limit {limit}"

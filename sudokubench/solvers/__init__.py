@@ -12,7 +12,8 @@ Users add backends without editing this table:
 - `module:attr` naming a Backend class, a Backend instance or a plain function
   puzzle -> solution (None for no solution) (`external.py`),
 - `exec:COMMAND`: a program in any language, one puzzle a line on stdin, one solution a line
-  (or `0`/`none`) on stdout (`program.py`).
+  (or `0`/`none`) on stdout (`program.py`),
+- `lib:PATH[:SYMBOL]`: a function with tdoku's C ABI in a shared library (`lib.py`).
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def canonical_name(name: str) -> str:
 
 @cache
 def get_backend(name: str) -> Backend:
-    """The backend called `name`: registry name, entry point, `module:attr` or `exec:COMMAND`."""
+    """The backend called `name`: registry name, entry point, `module:attr`, `exec:COMMAND` or
+    `lib:PATH[:SYMBOL]`."""
     base, _, variant = name.partition(":")
     if base in REGISTRY:
         entry = REGISTRY[base]
@@ -118,6 +120,10 @@ def get_backend(name: str) -> Backend:
         from sudokubench.solvers.program import ExecBackend
 
         return ExecBackend(variant)
+    if base == "lib":
+        from sudokubench.solvers.lib import LibBackend
+
+        return LibBackend(variant)
     from importlib import metadata
 
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
@@ -143,13 +149,14 @@ def get_backend(name: str) -> Backend:
             if missing and "." not in base:  # most likely a misspelt backend name
                 raise UnknownBackendError(
                     f"unknown backend {name!r}{_did_you_mean(name)} "
-                    f"(known: {known}; or module:attr, exec:CMD): "
+                    f"(known: {known}; or module:attr, exec:CMD, lib:PATH): "
                     f"no module named {base!r}"
                 ) from None
             raise
         return adapt(target, name)
     raise UnknownBackendError(
-        f"unknown backend {name!r}{_did_you_mean(name)} (known: {known}; or module:attr, exec:CMD)"
+        f"unknown backend {name!r}{_did_you_mean(name)} "
+        f"(known: {known}; or module:attr, exec:CMD, lib:PATH)"
     )
 
 

@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sudokubench.harness.plan import CompareArgs, tasks_per_puzzle
+from sudokubench.harness.plan import (
+    CompareArgs,
+    skipped_backends,
+    stored_shapes,
+    tasks_per_puzzle,
+)
 from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, RunRow, TaskRow
 from sudokubench.harness.report.caveats import (
@@ -292,8 +297,9 @@ def build_report(store: Store, run_id: int | None = None, *, par: float = 2.0) -
     run = store.run(run_id)
     args = CompareArgs.from_json(run.args)
     tally = Tally(args.backends, store.puzzle_count(run.id))
+    shapes = stored_shapes(run.machine)
     for i, puzzle, rows in checked_puzzles(store, run.id, tasks_per_puzzle(args)):
-        tally.register(i, puzzle)
+        tally.register(i, puzzle, skipped_backends(puzzle, shapes))
         tally.add(i, puzzle, rows, cross_check(puzzle, rows) if rows else None)
     return finish_report(store, run, tally, par=par)
 
@@ -315,8 +321,12 @@ def finish_report(store: Store, run: RunRow, tally: Tally, *, par: float = 2.0) 
             (VIRTUAL_BEST,), columns, args.baseline, {}, timeout=timeout, par=par,
             per_collection=False,
         )  # fmt: skip
-    planned = tally.puzzles * len(backends) * (args.repeat + args.warmup)
+    planned = (tally.puzzles * len(backends) - tally.skipped.total()) * (args.repeat + args.warmup)
     warnings = run_warnings(store, run, args, tally.noisy(backends), summary, planned, tally.stored)
+    warnings += tuple(
+        f"{b}: {n} puzzles of a size it does not take were skipped (never sent to it)"
+        for b, n in tally.skipped.items()
+    )
     warnings += host_warnings(tally.host_sets())
     return RunReport(
         run=run,

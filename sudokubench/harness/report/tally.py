@@ -88,6 +88,8 @@ class Tally:
         self.cpu_s = 0.0
         self.cpu_wall_s = 0.0
         self.noise: dict[str, _Noise] = {}
+        #: Per backend, the puzzles of a shape it does not take (never sent to it).
+        self.skipped: Counter[str] = Counter()
 
     def resize(self, puzzles: int) -> None:
         """Hold exactly `puzzles` puzzles (a run still reading its input starts with a guess):
@@ -100,11 +102,13 @@ class Tally:
 
     # -- feeding --------------------------------------------------------------------------------
 
-    def register(self, i: int, puzzle: PuzzleRow) -> None:
+    def register(self, i: int, puzzle: PuzzleRow, skipped: Sequence[str] = ()) -> None:
         """Note the i-th puzzle's collection (in input order: collections are listed in the
-        order their first puzzle comes)."""
+        order their first puzzle comes) and the backends that skip its shape."""
         if not 0 <= i < self.puzzles:
             raise IndexError(f"puzzle {i} of a run of {self.puzzles}")
+        if skipped:
+            self.skipped.update(skipped)
         names = self.collection_names
         code = names.get(puzzle.collection)
         if code is None:
