@@ -49,12 +49,12 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
 
-__all__ = ["GRACE", "MiniZinc", "SolverInfo", "solvers"]
+__all__ = ["GRACE", "MiniZinc", "SolverInfo", "solvers", "usable"]
 
 #: Seconds past the deadline before the process group is killed (MiniZinc stops itself).
 GRACE = 0.25
@@ -86,6 +86,11 @@ def solvers() -> dict[str, SolverInfo]:
         listed = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
         return {}
+    return usable(listed)
+
+
+def usable(listed: list[dict[str, Any]]) -> dict[str, SolverInfo]:
+    """The solvers of `minizinc --solvers-json` this backend runs, by variant (module doc)."""
     found = {}
     for entry in listed:
         tags = set(entry.get("tags", ()))
