@@ -463,14 +463,16 @@ def known_counts() -> list[tuple[str, Grid, int]]:
     ]
 
 
-def run_family_counts(libraries: list[str], timeout: float | None, rounds: int = 3) -> None:
-    """Count each known grid with every backend, interleaved over `rounds`; every solution
+def run_family_counts(libraries: list[str], timeout: float | None) -> None:
+    """Count each known grid with every backend, interleaved over rounds; every solution
     checked, every count held against the known one."""
     names = [name for lib in libraries for name in variant_names(lib)]
-    print(f"\n## counting grids with known counts: median of {rounds} rounds, interleaved\n")
-    print("| backend | grid | count | known | ms (median) | CPU ms | solutions/s | verdict |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
-    for label, grid, known in known_counts():
+    print("\n## counting grids with known counts: the median of the rounds, interleaved\n")
+    print(
+        "| backend | grid | rounds | count | known | ms (median) | CPU ms | solutions/s | verdict |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for label, grid, known, rounds in known_counts():
         wall: dict[str, list[float]] = {name: [] for name in names}
         cpu: dict[str, list[float]] = {name: [] for name in names}
         results = {}
@@ -492,7 +494,7 @@ def run_family_counts(libraries: list[str], timeout: float | None, rounds: int =
                 verdict = result.status.name.lower()
             shown = f"{result.count}{'' if result.exhaustive else '+'}"
             print(
-                f"| {name} | {label} | {shown} | {known:,} | {median * 1e3:.1f} "
+                f"| {name} | {label} | {rounds} | {shown} | {known:,} | {median * 1e3:.1f} "
                 f"| {statistics.median(cpu[name]) * 1e3:.1f} | {result.count / median:,.0f} "
                 f"| {verdict} |"
             )

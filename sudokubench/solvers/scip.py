@@ -34,8 +34,9 @@ Timeout: native, `limits/time` set to the time left.
 Stats: `nodes` (branch-and-bound nodes), `lp_iterations`, `counted` (SCIP's counter),
 `scip_time` (SCIP's own clock).
 
-Limits: any shape, but N**3 variables: 9x9 in tens of milliseconds, the shipped 16x16 in a
-few tenths of a second, 25x25 about a second (see docs/paradigms-b.md).
+Limits: any shape; 9x9 in tens of milliseconds, showcase line 40 (16x16) in 0.1-0.2 s, the
+25x25 test grids in 0.2-0.5 s (load 11 on 2 cores). The first solve in a process takes 1-3 s
+more: SCIP loading its plug-ins.
 
 Roads not taken: no-good cuts and a fresh solve per solution (what `highs` does: MIP solvers
 without a counter need it; SCIP's counter keeps one search tree); the integer model with
@@ -84,7 +85,7 @@ class Scip(BaseBackend):
     name = "scip"
     requires: ClassVar[str | None] = "pyscipopt"
     install_hint: ClassVar[str] = "pip install pyscipopt"
-    practical_n: ClassVar[int] = 16
+    practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
 
     def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
