@@ -106,7 +106,7 @@ def test_an_unexpected_minizinc_ending_raises_naming_it(status, found, limit, ti
 def test_an_error_message_in_the_stream_raises() -> None:
     stream = '{"type": "error", "message": "cannot open file x.dzn"}\n'
     with pytest.raises(RuntimeError, match="cannot open file"):
-        mzn._read(Grid.parse(MULTIPLE), stream, partial=False)
+        mzn._read(Grid.parse(MULTIPLE), stream, 2, partial=False)
 
 
 needs_minizinc = pytest.mark.skipif(
@@ -122,7 +122,8 @@ def test_the_backstop_kills_a_run_past_its_deadline_and_keeps_what_it_printed() 
     digits = ",".join(map(str, solution))
     line = '{"type": "solution", "output": {"default": "' + digits + '"}}'
     hang = f"import time; print({line!r}, flush=True); time.sleep(60)"
-    outcome = mzn.MiniZinc("gecode")._search(puzzle, [sys.executable, "-c", hang], 0.2)
+    command = mzn._Command([sys.executable, "-c", hang], 2)
+    outcome = mzn.MiniZinc("gecode")._search(puzzle, command, 0.2)
     assert outcome.status == "KILLED" and outcome.stats["killed"] == 1
     assert outcome.solutions == [solution]
 
