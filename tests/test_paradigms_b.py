@@ -80,6 +80,7 @@ def test_only_solvers_that_run_without_more_set_up_are_used() -> None:
         (None, 1, 2, True, (False, True)),  # the time limit, after a solution
         ("UNKNOWN", 0, 2, True, (False, True)),
         ("KILLED", 0, 2, True, (False, True)),
+        ("KILLED", 2, 2, True, (False, False)),  # printed its limit, then was slow to exit
     ],
 )
 def test_every_minizinc_ending_is_mapped(status, found, limit, timed, expected) -> None:

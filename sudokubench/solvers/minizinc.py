@@ -15,8 +15,9 @@ own tools such as findMUS). A solver nobody measured here declares `practical_n`
 
 Statuses (MiniZinc's `--json-stream`): ALL_SOLUTIONS ends an exhaustive search; UNSATISFIABLE
 proves none; no status line after the solutions means a stop criterion fired: the solution
-limit (`-n limit`) when `limit` solutions came, else the time limit (TIMEOUT); UNKNOWN after the
-time limit is a TIMEOUT with none. SATISFIED is read like no status line. ERROR, an `error`
+limit (`-n limit`) when `limit` solutions came (also when the backstop killed a run that had
+printed them and not yet exited), else the time limit (TIMEOUT); UNKNOWN after the time limit
+is a TIMEOUT with none. SATISFIED is read like no status line. ERROR, an `error`
 message, UNKNOWN without a time limit, or any other status (OPTIMAL_SOLUTION, UNBOUNDED,
 UNSAT_OR_UNBOUNDED: a satisfaction model never gives them) raise, naming it.
 
@@ -274,7 +275,7 @@ def _ending(outcome: _Outcome, limit: int, timed: bool) -> tuple[bool, bool]:
     status, found = outcome.status, len(outcome.solutions)
     if status in ("ALL_SOLUTIONS", "UNSATISFIABLE"):
         return True, False
-    if status in (None, "SATISFIED") and found >= limit:
+    if status in (None, "SATISFIED", "KILLED") and found >= limit:  # the limit stopped it
         return False, False
     if status in (None, "SATISFIED", "UNKNOWN", "KILLED") and timed:
         return False, True
