@@ -2,8 +2,11 @@
 
 `REGISTRY` maps a backend's base name to `"module:Class"` and its variants; the first variant
 is the default, so `pycosat` means `pycosat:optimized`. A class with variants takes the variant
-as its one constructor argument. Nothing is imported until a backend is asked for, so a missing
-optional package only makes that backend unavailable.
+as its one constructor argument. A backend whose variants depend on the machine (the solvers
+an installed `minizinc` lists) names a `discover` function, `"module:function"` returning the
+variant names found here; those join the declared ones, which are listed even when missing so
+that `sudokubench backends` can say how to install them. Nothing is imported until a backend
+is asked for, so a missing optional package only makes that backend unavailable.
 
 Users add backends without editing this table:
 
@@ -33,10 +36,21 @@ ENTRY_POINT_GROUP = "sudokubench.backends"
 
 @dataclass(frozen=True)
 class Entry:
-    """One row of the registry: where the class lives and its variants (first = default)."""
+    """One row of the registry: where the class lives and its variants (first = default).
+
+    `discover`, when set, is a `"module:function"` returning the variants found at run time.
+    """
 
     target: str
     variants: tuple[str, ...] = ()
+    discover: str = ""
+
+    def all_variants(self) -> tuple[str, ...]:
+        """The declared variants, then those discovered here (each once)."""
+        if not self.discover:
+            return self.variants
+        found = _load(self.discover)()  # type: ignore[operator]
+        return self.variants + tuple(v for v in found if v not in self.variants)
 
 
 REGISTRY: dict[str, Entry] = {
@@ -61,6 +75,13 @@ REGISTRY: dict[str, Entry] = {
     "clingo": Entry("sudokubench.solvers.clingo_backend:Clingo"),
     "z3": Entry("sudokubench.solvers.z3_backend:Z3"),
     "highs": Entry("sudokubench.solvers.highs_backend:Highs"),
+    "scip": Entry("sudokubench.solvers.scip:Scip"),
+    "choco": Entry("sudokubench.solvers.choco:Choco"),
+    "minizinc": Entry(
+        "sudokubench.solvers.minizinc:MiniZinc",
+        ("gecode",),
+        discover="sudokubench.solvers.minizinc:discover",
+    ),
 }
 
 #: The backend `solve` and `count` use when none is named.
@@ -87,7 +108,7 @@ def backend_names(*, variants: bool = True) -> list[str]:
     names: list[str] = []
     for base, entry in REGISTRY.items():
         if entry.variants and variants:
-            names.extend(f"{base}:{v}" for v in entry.variants)
+            names.extend(f"{base}:{v}" for v in entry.all_variants())
         else:
             names.append(f"{base}:{entry.variants[0]}" if entry.variants else base)
     from importlib import metadata  # here: the package metadata costs 15 ms to import
@@ -109,8 +130,8 @@ def get_backend(name: str) -> Backend:
     base, _, variant = name.partition(":")
     if base in REGISTRY:
         entry = REGISTRY[base]
-        if variant and variant not in entry.variants:
-            known = ", ".join(entry.variants) or "none"
+        if variant and variant not in entry.variants and variant not in entry.all_variants():
+            known = ", ".join(entry.all_variants()) or "none"
             raise UnknownBackendError(
                 f"backend {base!r} has no variant {variant!r} (known: {known})"
             )
