@@ -184,10 +184,46 @@ def test_a_contradicted_file_answer_is_listed_with_both_sides(store):
     assert puzzle_id == "x.txt:1" and problem.kind == "disagree"
     assert dict(problem.sides) == {"0": ("b",), "=1": ("a", "expected")}
     b = report.summary[1]
-    assert (b.unsatisfiable, b.wrong, b.disagree) == (1, 1, 1)
+    assert (b.unsatisfiable, b.wrong, b.disagree) == (0, 1, 1)  # a wrong "unsat" is not unsat
     data = report.to_json()
     assert data["ok"] is False
     assert data["disagreements"][0]["sides"] == {"0": ["b"], "=1": ["a", "expected"]}
+
+
+def test_a_wrong_answer_is_wrong_in_every_statistic_however_fast(store):
+    # b says "unsatisfiable" about TELEGRAM (the file says =1) in 1 ms, where a takes 1 s
+    report = build_report(store, store_run(store, {"a": (1.0, 1.0), "b": (0.001, 1.0)}, wrong=True))
+    b = report.summary[1]
+    assert (b.solved, b.unsatisfiable, b.wrong) == (1, 0, 1)
+    assert (b.times.timed, b.times.median_s) == (1, pytest.approx(1.0))  # only its right one
+    assert b.par_s == pytest.approx((1.0 + 2 * 10.0) / 2)  # the wrong one scores the penalty
+    assert b.ratio.value == pytest.approx(1.0) and b.ratio.puzzles == 1
+    best = report.virtual_best
+    assert (best.solved, best.times.median_s) == (2, pytest.approx(1.0))  # a's, never b's 1 ms
+    assert sorted(dict(report.column("b").finished_times())) == [1]  # cactus, scatter, boxes
+    assert [p.finished for p in report.pairs["b"]] == [False, True]
+    rows = {r["backend"]: r for r in compare_runs(report, report)}
+    assert (rows["b"]["finished_new"], rows["b"]["ratio_puzzles"]) == (1, 1)
+    assert [len(line.get_xdata()) for line in cactus(report).axes[0].get_lines()] == [2, 1, 2]
+
+
+def test_a_side_of_a_disagreement_no_one_is_blamed_for_is_never_finished():
+    from sudokubench.harness.records import PuzzleRow as Row
+    from sudokubench.harness.report.tally import Tally
+    from sudokubench.harness.verify import Problem, PuzzleVerdict
+
+    tally = Tally(("a", "b"), 1)
+    puzzle = Row("x:1", 0, "x", TELEGRAM)
+    rows = [
+        task(i, "x:1", TELEGRAM, name, 0, "solved", [TELEGRAM_SOLUTION], 0.1)
+        for i, name in enumerate(("a", "b"))
+    ]
+    dispute = Problem("disagree", "=1 (a) vs =2 (b)", (("=1", ("a",)), ("=2", ("b",))))
+    tally.add(0, puzzle, rows, PuzzleVerdict("x:1", False, "disputed", (dispute,)))
+    summary, _ = tally.summaries(("a", "b"), tally.columns, "a", {}, timeout=10.0, par=2.0)
+    for s in summary:
+        assert (s.solved, s.wrong, s.disagree, s.times.timed) == (0, 1, 1, 0)
+    assert tally.virtual_best().finished(0) is False
 
 
 def test_every_format_renders_the_same_numbers(store):

@@ -86,6 +86,28 @@ def test_solve_with_a_failing_backend_exits_3_and_says_why():
     assert "Traceback" not in done.stderr
 
 
+def test_a_program_whose_every_answer_is_wrong_is_never_faster(tmp_path, puzzles):
+    """`cat` echoes the puzzle: every answer is wrong, and quick. It solves nothing, times
+    nothing, has no ratio, scores the PAR penalty on every puzzle and draws no curve."""
+    from sudokubench.harness.report import build_report
+    from sudokubench.harness.report.plots import cactus
+    from sudokubench.harness.store import Store
+
+    db = tmp_path / "r.sqlite"
+    done = cli("compare", str(puzzles), "-b", "fast,exec:cat", "--db", str(db), "--json")
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    cat = data["summary"]["exec:cat"]
+    assert (cat["solved"], cat["wrong"], cat["timed"], cat["median_s"]) == (0, 2, 0, None)
+    assert cat["ratio"] is None and cat["ratio_puzzles"] == 0
+    assert cat["par_s"] == pytest.approx(2 * 10.0)
+    assert data["virtual_best"]["median_s"] == data["summary"]["fast"]["median_s"]
+    with Store(db, create=False) as store:
+        report = build_report(store, 1)
+    labels = [line.get_label() for line in cactus(report).axes[0].get_lines()]
+    assert labels == ["fast", "virtual best"]
+
+
 # -- strict limits ---------------------------------------------------------------------------
 
 

@@ -157,12 +157,17 @@ class RunReport:
     @property
     def pairs(self) -> dict[str, list[Pair]]:
         """Each backend's (puzzle, backend) pairs in input order, VIRTUAL_BEST's too with two
-        backends or more (built on first use)."""
+        backends or more (built on first use); a pair counted wrong has no time, so it is
+        never finished (`report/columns.py`)."""
         if "pairs" not in self._cache:
             pairs: dict[str, list[Pair]] = {}
             best = []
+            columns = self.tally.columns
             for i, p, rows in self.stream():
                 for backend, found in pairs_of(rows).items():
+                    column = columns.get(backend)
+                    if column is not None and column.wrong(i):
+                        found = [pair._replace(times=()) for pair in found]
                     pairs.setdefault(backend, []).extend(found)
                 if self.best is not None and self.best.has(i):
                     best.append(self.best.pair(i, p.puzzle_id, VIRTUAL_BEST))
