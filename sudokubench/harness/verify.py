@@ -59,6 +59,7 @@ __all__ = [
     "Voice",
     "agree",
     "check_answer",
+    "claim_problem",
     "exit_code",
     "expected_voice",
     "verdict_of",
@@ -162,8 +163,8 @@ def check_answer(
 
     `problem` says the first thing wrong: a solution that is not a grid of the puzzle's shape,
     one that fails `is_solution` (with the checker's reason), a repeated solution, a count that
-    differs from the solutions returned, a count above `limit`, or an exhaustive claim with
-    solutions on an UNSAT status.
+    differs from the solutions returned, a count above `limit`, or a status the answer
+    contradicts (`claim_problem`).
     """
     verdict = verdict_of(status, count, exhaustive)
     canonical: list[str] = []
@@ -192,9 +193,28 @@ def check_answer(
             problem = f"claims {count} solutions but returned {len(solutions)}"
         elif limit is not None and count > limit:
             problem = f"returned {count} solutions, more than the limit {limit}"
-        elif status == Status.UNSATISFIABLE and count:
-            problem = f"says unsatisfiable but returned {count} solutions"
+        else:
+            problem = claim_problem(status, count, exhaustive)
     return Voice(source, verdict, tuple(canonical) if problem is None else (), problem)
+
+
+def claim_problem(status: Status, count: int, exhaustive: bool) -> str | None:
+    """What the status of an answer contradicts in it (None when nothing): a plug-in can build
+    a result past `SolveResult`'s own checks, and a database can be edited, so the claims are
+    checked again here; an inconsistent answer is wrong, never solved or unsatisfiable.
+
+    TIMEOUT may be exhaustive: an answer that came after the limit is stored as a TIMEOUT with
+    the claims it made (`stats.limited_status`)."""
+    if status == Status.SOLVED and count == 0:
+        return "says solved but returned no solution"
+    if status == Status.UNSATISFIABLE:
+        if count:
+            return f"says unsatisfiable but returned {count} solutions"
+        if not exhaustive:
+            return "says unsatisfiable but its search was not exhaustive (no proof)"
+    if status == Status.ERROR and exhaustive:
+        return "says error but also that its search was exhaustive"
+    return None
 
 
 class Answer(Protocol):
