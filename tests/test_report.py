@@ -277,8 +277,12 @@ def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):
     run_id = store.new_run(args.to_json(), {})
     store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "x", TELEGRAM)])
     report = build_report(store, run_id)
-    assert report.ok and report.missing == 2
+    assert not report.ok and report.missing == 2 and report.exit_code(allow_errors=True) == 3
     assert any("still running" in w and f"--resume {run_id}" in w for w in report.warnings)
+    assert render(report, "table").splitlines()[-1] == (
+        "no wrong answer or disagreement on 0 puzzles, but 2 of 2 tasks are missing: "
+        f"run {run_id} is still running (or its compare was killed)"
+    )
     for fmt in ("table", "markdown", "csv", "json", "html"):
         assert render(report, fmt)
     save(cactus(report), tmp_path / "c.png")

@@ -128,6 +128,33 @@ def test_a_plugin_that_contradicts_itself_is_wrong_never_solved(tmp_path, puzzle
     assert summary["timed"] == 0 and data["ok"] is False
 
 
+def test_a_run_with_tasks_missing_is_never_ok(tmp_path, puzzles):
+    """Rows deleted, a run interrupted or still running: `report` says how many tasks are
+    missing and why, JSON `ok` is false, exit 3 (which --allow-errors does not lift)."""
+    import sqlite3
+
+    db = tmp_path / "r.sqlite"
+    assert cli("compare", str(puzzles), "-b", "fast", "--db", str(db), "-q").returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM tasks WHERE task_id = 1")
+    why = {
+        "complete": "is complete, but rows were deleted from its database",
+        "interrupted": "was interrupted",
+        "running": "is still running (or its compare was killed)",
+    }
+    for status, said in why.items():
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE runs SET status = ?", (status,))
+        done = cli("report", "--db", str(db), "--allow-errors")
+        assert done.returncode == 3, done.stdout + done.stderr
+        assert last_line(done.stdout) == (
+            "no wrong answer or disagreement on 1 puzzles, but 1 of 2 tasks are missing: "
+            f"run 1 {said}"
+        )
+        data = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
+        assert (data["ok"], data["missing"]) == (False, 1)
+
+
 # -- strict limits ---------------------------------------------------------------------------
 
 

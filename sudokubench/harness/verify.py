@@ -31,8 +31,10 @@ one blamed.
 
 **Exit codes** (`exit_code`), shared by `compare`, `report`, `count` and `solve`: 0 when every
 task answered (timeouts are results, allowed) and every answer checks out and agrees; 1 for a
-wrong answer or a disagreement; 3 when nothing is wrong but some task ended in ERROR (a crash,
-a program that exited without answering), unless the user allows errors (`--allow-errors`).
+wrong answer or a disagreement, and for nothing else; 3 when nothing is wrong but some task
+ended in ERROR (a crash, a program that exited without answering), unless the user allows
+errors (`--allow-errors`), and when tasks of a run are missing (interrupted, still running,
+rows deleted), which no option allows.
 """
 
 from __future__ import annotations
@@ -72,16 +74,17 @@ EXPECTED = "expected"
 EXIT_OK = 0
 #: A wrong answer or a disagreement.
 EXIT_WRONG = 1
-#: Nothing wrong, but some task ended in ERROR.
+#: Nothing wrong, but some task ended in ERROR or has no answer at all.
 EXIT_ERRORS = 3
 
 
-def exit_code(*, wrong: bool, errors: int, allow_errors: bool = False) -> int:
+def exit_code(*, wrong: bool, errors: int, allow_errors: bool = False, missing: int = 0) -> int:
     """The exit code of a set of answers: `EXIT_WRONG` for a wrong answer or a disagreement,
-    else `EXIT_ERRORS` when `errors` tasks failed (unless `allow_errors`), else `EXIT_OK`."""
+    else `EXIT_ERRORS` when tasks are `missing` (an incomplete run is never clean) or when
+    `errors` tasks failed (unless `allow_errors`), else `EXIT_OK`."""
     if wrong:
         return EXIT_WRONG
-    if errors and not allow_errors:
+    if missing or (errors and not allow_errors):
         return EXIT_ERRORS
     return EXIT_OK
 

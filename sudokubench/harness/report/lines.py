@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Sequence
 
+from sudokubench.harness.records import RunStatus
 from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
 
@@ -127,13 +128,19 @@ def problem_lines(report: RunReport) -> list[str]:
 
 
 def verdict_line(report: RunReport) -> str:
-    """The last line: wrong answers and disagreements first, then errors and timeouts per
-    backend; "all answers check out" only when every task answered or timed out."""
+    """The last line: wrong answers and disagreements first, then missing tasks and why, then
+    errors and timeouts per backend; "all answers check out" only when every planned task
+    answered or timed out."""
     puzzles = report.checked
-    if not report.ok:
+    if report.wrong:
         head = (
             f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
             "or a disagreement"
+        )
+    elif report.missing:
+        head = (
+            f"no wrong answer or disagreement on {puzzles} puzzles, but {report.missing} of "
+            f"{report.planned} tasks are missing: run {report.run.id} {_why_missing(report)}"
         )
     elif report.errors:
         head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
@@ -149,6 +156,16 @@ def verdict_line(report: RunReport) -> str:
     return f"{head}; {counted(report.errors, 'error')}, " + (
         f"{counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
     )
+
+
+def _why_missing(report: RunReport) -> str:
+    """Why a run has tasks missing, from its stored status."""
+    status = report.run.status
+    if status == RunStatus.RUNNING:
+        return "is still running (or its compare was killed)"
+    if status == RunStatus.INTERRUPTED:
+        return "was interrupted"
+    return f"is {status}, but rows were deleted from its database"
 
 
 def counted(n: int, word: str) -> str:

@@ -92,9 +92,15 @@ class RunReport:
         return self.tally.disputed
 
     @property
+    def wrong(self) -> bool:
+        """Some answer is wrong, or backends disagree."""
+        return self.disagreement_count > 0
+
+    @property
     def ok(self) -> bool:
-        """No wrong answer and no disagreement."""
-        return self.disagreement_count == 0
+        """No wrong answer, no disagreement, and no task missing (a run interrupted, still
+        running or with rows deleted is never ok)."""
+        return not self.wrong and self.missing == 0
 
     @property
     def errors(self) -> int:
@@ -107,14 +113,17 @@ class RunReport:
         return sum(f.timeouts for f in self.failures.values())
 
     def exit_code(self, *, allow_errors: bool = False) -> int:
-        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 errors (unless
-        `allow_errors`): `verify.exit_code`."""
-        return exit_code(wrong=not self.ok, errors=self.errors, allow_errors=allow_errors)
+        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 tasks missing or
+        errors (unless `allow_errors`): `verify.exit_code`."""
+        return exit_code(
+            wrong=self.wrong, errors=self.errors, allow_errors=allow_errors, missing=self.missing
+        )
 
     @property
     def missing(self) -> int:
-        """Planned tasks with no stored outcome (a run still going or interrupted)."""
-        return self.planned - self.tally.stored
+        """Planned tasks with no stored outcome (a run still going, interrupted, or with rows
+        deleted)."""
+        return max(self.planned - self.tally.stored, 0)
 
     def column(self, backend: str) -> Column | None:
         """A backend's pairs as a column (`tally.Column`; VIRTUAL_BEST too), None if none."""
