@@ -31,6 +31,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 from sudokubench.grid import Grid
 
 __all__ = [
+    "MAX_TIMEOUT",
     "Backend",
     "BaseBackend",
     "ContractError",
@@ -45,6 +46,10 @@ __all__ = [
 ]
 
 Stats = Mapping[str, int | float]
+
+#: The longest timeout any command takes, in seconds (about 11 days): a finite number, so that
+#: deadlines, PAR scores and stored JSON stay numbers.
+MAX_TIMEOUT = 1e6
 
 
 class Status(enum.StrEnum):

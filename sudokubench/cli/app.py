@@ -37,7 +37,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sudokubench.backend import Backend, SolveResult, Status
+from sudokubench.backend import MAX_TIMEOUT, Backend, SolveResult, Status
 from sudokubench.catalog import ARGUMENT_ID, resolve_input
 from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord
@@ -123,7 +123,13 @@ BackendOpt = Annotated[
 ]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", "-t", min=0, help="Seconds per puzzle and backend; default: none."),
+    typer.Option(
+        "--timeout",
+        "-t",
+        min=0,
+        max=MAX_TIMEOUT,
+        help="Seconds per puzzle and backend; default: none.",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object a line (stable keys).")]
 

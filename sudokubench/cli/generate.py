@@ -38,6 +38,7 @@ from sudokubench.generate.batch import Request, complete_grids, generate_puzzles
 from sudokubench.generate.digging import GenerationError, Symmetry
 from sudokubench.generate.rating import TECHNIQUES, Level, Rating, RatingError, rate
 from sudokubench.grid import Shape
+from sudokubench.processes import MAX_WORKERS
 from sudokubench.solvers import DEFAULT_BACKEND
 
 _TITLES = {t.key: t.title for t in TECHNIQUES}
@@ -87,7 +88,10 @@ def generate(
         int | None, typer.Option("--seed", help="Same seed, same puzzles. Default: random.")
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Worker processes (same output).")
+        int,
+        typer.Option(
+            "--jobs", "-j", min=1, max=MAX_WORKERS, help="Worker processes (same output)."
+        ),
     ] = 1,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.")
