@@ -139,10 +139,30 @@ def _open_text(source: str | Path) -> tuple[str, IO[str]]:
             raise GridFormatError("stdin: closed (give a file, a puzzle, or pipe puzzles in)")
         return "stdin", sys.stdin
     path = Path(source)
-    with open(path, "rb") as probe:
-        compressed = probe.read(2) == _GZIP_MAGIC
-    binary = gzip.open(path) if compressed else open(path, "rb")  # noqa: SIM115
+    # Opened once and sniffed with `peek`, never opened again: a FIFO or a process
+    # substitution (`solve <(head -3 f)`) can be read only once.
+    raw = open(path, "rb")  # noqa: SIM115  (closed with the text stream made of it)
+    try:
+        compressed = raw.peek(2)[:2] == _GZIP_MAGIC
+    except BaseException:
+        raw.close()
+        raise
+    binary: IO[bytes] = _OwnedGzip(raw) if compressed else raw
     return path.name, io.TextIOWrapper(binary, encoding="utf-8-sig")
+
+
+class _OwnedGzip(gzip.GzipFile):
+    """A gzip stream over a file it closes with itself (`GzipFile` leaves a `fileobj` open)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 class _Sections:

@@ -198,6 +198,11 @@ def read_input(
     if progress is None or found.kind not in ("file", "collection"):
         yield from found.records(shape)
         return
+    if found.path is not None and not found.path.is_file():  # a FIFO is read once: no count
+        from sudokubench.cli.progress import counted
+
+        yield from counted(found.records(shape), progress)
+        return
     from sudokubench.cli.progress import counted
 
     yield from counted(

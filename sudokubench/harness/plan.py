@@ -291,7 +291,7 @@ def resolve_args(args: CompareArgs) -> CompareArgs:
 def _absolute(arg: str) -> str:
     """A file argument made absolute (its subset kept); any other argument as given."""
     source = resolve_input(arg)
-    if source.kind != "file" or source.path is None:
-        return arg
+    if source.kind != "file" or source.path is None or not source.path.is_file():
+        return arg  # (a FIFO, `/dev/fd/63`: resolved, it would name a pipe, not a path)
     subset = f":{source.subset}" if source.subset is not None else ""
     return f"{source.path.resolve()}{subset}"
