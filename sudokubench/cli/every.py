@@ -80,8 +80,20 @@ def stream_all(
     passed to `show` with its number and checked as it comes; none kept."""
     puzzle = record.puzzle
     done = Streamed()
+    solutions = backend.search(puzzle, Deadline(timeout), {})
     try:
-        for solution in backend.search(puzzle, Deadline(timeout), {}):
+        while True:
+            try:  # (only the backend's errors: a closed stdout in `show` is not one)
+                solution = next(solutions)
+            except StopIteration:
+                done.status = Status.SOLVED if done.count else Status.UNSATISFIABLE
+                return done
+            except DeadlineExceeded:
+                done.status = Status.TIMEOUT
+                return done
+            except Exception as exc:  # a backend failure ends this puzzle, as in `run_backend`
+                done.status, done.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
+                return done
             done.count += 1
             show(done.count, solution)
             if (why := solution_problem(solution, puzzle)) is not None:
@@ -91,9 +103,5 @@ def stream_all(
                     f"{backend.name}: {why}",
                     file=sys.stderr,
                 )
-        done.status = Status.SOLVED if done.count else Status.UNSATISFIABLE
-    except DeadlineExceeded:
-        done.status = Status.TIMEOUT
-    except Exception as exc:  # a backend failure ends this puzzle, as in `run_backend`
-        done.status, done.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
-    return done
+    finally:
+        solutions.close()
