@@ -299,3 +299,21 @@ def test_a_stored_answer_after_the_limit_counts_as_a_timeout(store):
     assert (best.solved, best.timeout, best.times.max_s) == (2, 0, pytest.approx(0.03))
     assert best.par_s == pytest.approx(a.par_s)
     assert "virtual best" in render(report, "table") and "PAR-2" in render(report, "markdown")
+
+
+def test_outside_text_is_shown_as_text_in_the_table(store):
+    """A backend name with an emoji code, a message with markup and terminal escapes: shown
+    as written, control characters escaped, nothing interpreted."""
+    name = "exec:cat"
+    message = "\x1b]0;owned\x07[bold]loud[/bold] \x1b[2J:cat:"
+    args = CompareArgs(files=("x.txt",), backends=(name, "b"))
+    run_id = store.new_run(args.to_json(), {})
+    store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "[red]x[/red]", TELEGRAM, None, 1)])
+    writer = store.writer(run_id)
+    writer.add(task(0, "x.txt:1", TELEGRAM, name, 0, "error", [], 0.1)._replace(message=message))
+    writer.add(task(1, "x.txt:1", TELEGRAM, "b", 0, "solved", [TELEGRAM_SOLUTION], 0.1))
+    writer.flush()
+    text = render(build_report(store, run_id), "table")
+    assert "exec:cat" in text and "\N{CAT FACE}" not in text and "🐱" not in text
+    assert "\\x1b]0;owned\\x07[bold]loud[/bold] \\x1b[2J:cat:" in text
+    assert "\x1b" not in text and "\x07" not in text

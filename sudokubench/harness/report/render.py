@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import TextIO
@@ -101,6 +102,15 @@ def _folded(line: str, width: int) -> list[str]:
     )
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _shown(text: str) -> str:
+    """`text` with its control characters (ESC, BEL, CR, ...) written as `\\xNN`: outside
+    text never moves the cursor, clears the screen or sets a terminal's title."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def render_table(report: RunReport, *, width: int | None = None) -> str:
     """The terminal table (rich), with disagreements and warnings below it, in `width`
     columns (default 160); when the table does not fit, each backend's numbers are stacked
@@ -111,20 +121,28 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
     width = width or 160
     out = io.StringIO()
-    console = Console(file=out, width=width, force_terminal=False, highlight=False)
+    # Outside text (backend names, messages, file names) is shown as text: no markup, no
+    # emoji codes (`exec:cat` is not `exec🐱`), control characters escaped (`_shown`).
+    console = Console(
+        file=out, width=width, force_terminal=False, highlight=False, markup=False, emoji=False
+    )
+
+    def say(line: str) -> None:
+        console.print(_shown(line), soft_wrap=True)
+
     for line in (headline(report), machine_line(report)):
         for part in _folded(line or "", width) if line else ():
-            console.print(part, soft_wrap=True, markup=False)
+            say(part)
     table = Table(show_lines=False, pad_edge=False)
     for i, name in enumerate(columns(report)):
         table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
     for row in summary_rows(report, report.summary):
-        table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
+        table.add_row(*map(_shown, row), style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
         grid.add_column("backend")
         for name in report.collections:
-            grid.add_column(name, justify="right")
+            grid.add_column(_shown(name), justify="right")
         for i, backend in enumerate(report.backends):
             cells = []
             for rows in report.collections.values():
@@ -132,7 +150,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
                 cells.append(
                     f"{s.solved + s.unsatisfiable}/{s.puzzles} {format_seconds(s.times.median_s)}"
                 )
-            grid.add_row(backend, *cells)
+            grid.add_row(_shown(backend), *cells)
     tables = [table, *([grid] if report.collections else [])]
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
@@ -145,14 +163,14 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         for t in tables:
             console.print(t)
         for line in notes:
-            console.print(line, soft_wrap=True, markup=False)
+            say(line)
     else:
         for line in _stacked(report, width):
-            console.print(line, soft_wrap=True, markup=False)
+            say(line)
         for line in notes:
             for part in _folded(line, width):
-                console.print(part, soft_wrap=True, markup=False)
-    console.print(verdict_line(report), soft_wrap=True, markup=False)
+                say(part)
+    say(verdict_line(report))
     return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
 
 
