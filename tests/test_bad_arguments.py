@@ -79,3 +79,9 @@ def test_binary_on_stdin_is_one_line_and_exit_2(tmp_path: Path, command: str) ->
     )  # fmt: skip
     assert "stdin" in one_error_line(text)
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_an_error_line_shows_control_characters_as_text(tmp_path: Path) -> None:
+    done = cli("solve", "\x1b]0;owned\x07x.txt", cwd=tmp_path)
+    line = one_error_line(done)
+    assert "\\x1b]0;owned\\x07x.txt" in line and "\x1b" not in done.stderr

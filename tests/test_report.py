@@ -305,7 +305,7 @@ def test_outside_text_is_shown_as_text_in_the_table(store):
     """A backend name with an emoji code, a message with markup and terminal escapes: shown
     as written, control characters escaped, nothing interpreted."""
     name = "exec:cat"
-    message = "\x1b]0;owned\x07[bold]loud[/bold] \x1b[2J:cat:"
+    message = "\x1b]0;owned\x07[bold]loud[/bold] \x1b[2J:cat:\n```\n# owned ````"
     args = CompareArgs(files=("x.txt",), backends=(name, "b"))
     run_id = store.new_run(args.to_json(), {})
     store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "[red]x[/red]", TELEGRAM, None, 1)])
@@ -313,7 +313,12 @@ def test_outside_text_is_shown_as_text_in_the_table(store):
     writer.add(task(0, "x.txt:1", TELEGRAM, name, 0, "error", [], 0.1)._replace(message=message))
     writer.add(task(1, "x.txt:1", TELEGRAM, "b", 0, "solved", [TELEGRAM_SOLUTION], 0.1))
     writer.flush()
-    text = render(build_report(store, run_id), "table")
+    report = build_report(store, run_id)
+    text = render(report, "table")
     assert "exec:cat" in text and "\N{CAT FACE}" not in text and "🐱" not in text
-    assert "\\x1b]0;owned\\x07[bold]loud[/bold] \\x1b[2J:cat:" in text
+    assert "\\x1b]0;owned\\x07[bold]loud[/bold] \\x1b[2J:cat:\\x0a```\\x0a# owned" in text
     assert "\x1b" not in text and "\x07" not in text
+    markdown = render(report, "markdown")  # the message stays inside its code block
+    assert "\x1b" not in markdown and "\x07" not in markdown and "\n# owned" not in markdown
+    fence = markdown.split("## Errors\n\n", 1)[1].split("\n", 1)[0]
+    assert fence == "`" * 5  # longer than the message's own run of four

@@ -47,6 +47,7 @@ from sudokubench.catalog import ARGUMENT_ID, resolve_input
 from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord
 from sudokubench.grid import SYMBOLS, Grid, Shape
+from sudokubench.output import escape_controls
 from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
 
 __all__ = [
@@ -306,7 +307,7 @@ def _error_line(exc: BaseException) -> str:
     else:
         line = str(exc)
     notes = getattr(exc, "__notes__", None) or ()
-    return "; ".join([" ".join(line.splitlines()), *(str(n) for n in notes)])
+    return escape_controls("; ".join([" ".join(line.splitlines()), *(str(n) for n in notes)]))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from sudokubench.harness.records import RunStatus
 from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
+from sudokubench.output import escape_controls
 
 __all__ = [
     "COLUMNS",
@@ -199,7 +200,7 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def md(text: str) -> str:
     """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
     and Markdown's own signs escaped, on one line."""
-    text = html.escape(" ".join(str(text).split()), quote=False)
+    text = html.escape(escape_controls(" ".join(str(text).split())), quote=False)
     return _MD_SIGNS.sub(r"\\\g<0>", text)
 
 

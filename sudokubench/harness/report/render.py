@@ -39,7 +39,7 @@ from sudokubench.harness.report.tasks import (  # re-exported
     render_tasks,
     write_tasks,
 )
-from sudokubench.output import csv_cell, finite_json
+from sudokubench.output import csv_cell, escape_controls, finite_json
 
 __all__ = [
     "FORMATS",
@@ -102,15 +102,6 @@ def _folded(line: str, width: int) -> list[str]:
     )
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _shown(text: str) -> str:
-    """`text` with its control characters (ESC, BEL, CR, ...) written as `\\xNN`: outside
-    text never moves the cursor, clears the screen or sets a terminal's title."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
 def render_table(report: RunReport, *, width: int | None = None) -> str:
     """The terminal table (rich), with disagreements and warnings below it, in `width`
     columns (default 160); when the table does not fit, each backend's numbers are stacked
@@ -122,13 +113,14 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     width = width or 160
     out = io.StringIO()
     # Outside text (backend names, messages, file names) is shown as text: no markup, no
-    # emoji codes (`exec:cat` is not `exec🐱`), control characters escaped (`_shown`).
+    # emoji codes (`exec:cat` is not `exec🐱`), control characters escaped
+    # (`output.escape_controls`).
     console = Console(
         file=out, width=width, force_terminal=False, highlight=False, markup=False, emoji=False
     )
 
     def say(line: str) -> None:
-        console.print(_shown(line), soft_wrap=True)
+        console.print(escape_controls(line), soft_wrap=True)
 
     for line in (headline(report), machine_line(report)):
         for part in _folded(line or "", width) if line else ():
@@ -137,12 +129,12 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
     for i, name in enumerate(columns(report)):
         table.add_column(name, justify="left" if i in (0, 12, 13) else "right")
     for row in summary_rows(report, report.summary):
-        table.add_row(*map(_shown, row), style="dim" if row[0] == VIRTUAL_BEST else None)
+        table.add_row(*map(escape_controls, row), style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
         grid.add_column("backend")
         for name in report.collections:
-            grid.add_column(_shown(name), justify="right")
+            grid.add_column(escape_controls(name), justify="right")
         for i, backend in enumerate(report.backends):
             cells = []
             for rows in report.collections.values():
@@ -150,7 +142,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
                 cells.append(
                     f"{s.solved + s.unsatisfiable}/{s.puzzles} {format_seconds(s.times.median_s)}"
                 )
-            grid.add_row(_shown(backend), *cells)
+            grid.add_row(escape_controls(backend), *cells)
     tables = [table, *([grid] if report.collections else [])]
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
@@ -176,9 +168,9 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
-    lines = [f"# sudokubench run {report.run.id}", "", headline(report), ""]
+    lines = [f"# sudokubench run {report.run.id}", "", escape_controls(headline(report)), ""]
     if machine := machine_line(report):
-        lines += [machine, ""]
+        lines += [escape_controls(machine), ""]
     lines += md_table(columns(report), summary_rows(report, report.summary))
     for name, rows in report.collections.items():
         lines += ["", f"## {md(name)}", ""]
@@ -187,12 +179,15 @@ def render_markdown(report: RunReport) -> str:
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
         lines += [f"- {md(line)}" for line in problems]
-    if errors := error_lines(report):
-        lines += ["", "## Errors", "", "```", *errors, "```"]
+    if errors := [escape_controls(line) for line in error_lines(report)]:
+        # a fence longer than any run of backticks in the messages: none can close it
+        runs = re.findall("`+", "\n".join(errors))
+        fence = "`" * max(3, 1 + max(map(len, runs), default=0))
+        lines += ["", "## Errors", "", fence, *errors, fence]
     if report.warnings:
         lines += ["", "## Warnings", ""]
         lines += [f"- {md(line)}" for line in report.warnings]
-    lines += ["", verdict_line(report), ""]
+    lines += ["", escape_controls(verdict_line(report)), ""]
     return "\n".join(lines)
 
 
