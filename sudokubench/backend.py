@@ -51,6 +51,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 from sudokubench.grid import Grid
 
 __all__ = [
+    "MAX_TIMEOUT",
     "Backend",
     "BaseBackend",
     "ContractError",
@@ -61,6 +62,7 @@ __all__ = [
     "SearchBackend",
     "SolveResult",
     "Status",
+    "Streaming",
     "Timed",
     "check_arguments",
     "collect",
@@ -76,6 +78,10 @@ Stats = Mapping[str, int | float]
 #: The `stats` keys that keep the times a backend put into its own result (never the timing).
 REPORTED_ENCODE = "reported_encode_s"
 REPORTED_SOLVE = "reported_solve_s"
+
+#: The longest timeout any command takes, in seconds (about 11 days): a finite number, so that
+#: deadlines, PAR scores and stored JSON stay numbers.
+MAX_TIMEOUT = 1e6
 
 
 class Status(enum.StrEnum):
@@ -191,6 +197,18 @@ class Phased(Protocol):
 
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the raw answer as a SolveResult."""
+        ...
+
+
+@runtime_checkable
+class Streaming(Protocol):
+    """A backend that can hand out its solutions one at a time (`solve --all` streams them):
+    every `SearchBackend`, and `fast`."""
+
+    def search(
+        self, puzzle: Grid, deadline: Deadline, stats: dict[str, int | float]
+    ) -> Iterator[Grid]:
+        """Yield the solutions of `puzzle` (its givens do not conflict), updating `stats`."""
         ...
 
 

@@ -54,6 +54,9 @@ ARGUMENT_ID = "argument"
 #: File extensions that mark an argument as a file name, not a puzzle (`foo.txt`).
 _FILE_SUFFIXES = (".txt", ".gz", ".csv", ".sdk", ".ss", ".sdm", ".json", ".text")
 _SUBSET = re.compile(r"(\d+)(?:-(\d*))?|\.\.(\d+)")
+#: The largest puzzle number a subset may name (a trillion puzzles: past any file, and within
+#: what `itertools.islice` takes).
+MAX_PUZZLE_NUMBER = 10**12
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 _SOURCES = "SOURCES.md"
 
@@ -84,6 +87,10 @@ class Subset:
         if first < 1 or (last is not None and last < first):
             raise GridFormatError(
                 f"selection {text!r}: puzzles are numbered from 1, A-B needs A <= B"
+            )
+        if max(first, last or 0) > MAX_PUZZLE_NUMBER:
+            raise GridFormatError(
+                f"selection {text!r}: puzzles are numbered up to {MAX_PUZZLE_NUMBER:,} at most"
             )
         return Subset(first, last)
 

@@ -142,10 +142,30 @@ def _open_text(source: str | Path) -> tuple[str, IO[str]]:
             raise GridFormatError("stdin: closed (give a file, a puzzle, or pipe puzzles in)")
         return "stdin", sys.stdin
     path = Path(source)
-    with open(path, "rb") as probe:
-        compressed = probe.read(2) == _GZIP_MAGIC
-    binary = gzip.open(path) if compressed else open(path, "rb")  # noqa: SIM115
+    # Opened once and sniffed with `peek`, never opened again: a FIFO or a process
+    # substitution (`solve <(head -3 f)`) can be read only once.
+    raw = open(path, "rb")  # noqa: SIM115  (closed with the text stream made of it)
+    try:
+        compressed = raw.peek(2)[:2] == _GZIP_MAGIC
+    except BaseException:
+        raw.close()
+        raise
+    binary: IO[bytes] = _OwnedGzip(raw) if compressed else raw
     return path.name, io.TextIOWrapper(binary, encoding="utf-8-sig")
+
+
+class _OwnedGzip(gzip.GzipFile):
+    """A gzip stream over a file it closes with itself (`GzipFile` leaves a `fileobj` open)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 class _Sections:
@@ -210,13 +230,22 @@ def _is_csv_header(line: str) -> bool:
     return len(fields) > 1 and all(re.fullmatch(r"[A-Za-z_][\w ]*", f) for f in fields)
 
 
+def _csv_fields(line: str, where: str) -> list[str]:
+    """One CSV line's fields; GridFormatError (naming `where`) when it is not CSV (a stray
+    carriage return or NUL, as in a binary file)."""
+    try:
+        return next(csv.reader([line]))
+    except csv.Error as exc:
+        raise GridFormatError(f"{where}: not a CSV line ({exc})") from None
+
+
 def _csv_records(
     name: str, lines: Iterator[tuple[int, str]], first: tuple[int, str], shape: Shape | None
 ) -> Iterator[tuple[int, PuzzleRecord]]:
     """(line, record) of a CSV file; without a header the columns are puzzle[,solution[,count]]."""
     if _is_csv_header(first[1]):
         line_no, header_line = first
-        header = [h.strip().lower() for h in next(csv.reader([header_line]))]
+        header = [h.strip().lower() for h in _csv_fields(header_line, f"{name}:{line_no}")]
         rows: Iterator[tuple[int, str]] = lines
     else:
         line_no, header = 0, ["puzzle", "solution", "count"]
@@ -235,8 +264,8 @@ def _csv_records(
     for line_no, line in rows:
         if not line:
             continue
-        fields = next(csv.reader([line]))
         where = f"{name}:{line_no}"
+        fields = _csv_fields(line, where)
 
         def field(col: int | None, fields: list[str] = fields) -> str:
             return fields[col].strip() if col is not None and col < len(fields) else ""

@@ -156,6 +156,8 @@ def _cells_from_json(text: str, shape: Shape | None, where: str) -> Cells:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise GridFormatError(f"{where}invalid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:  # lists nested past the interpreter's stack: no grid is that deep
+        raise GridFormatError(f"{where}invalid JSON: nested too deeply for a grid") from None
     if isinstance(data, dict):
         if shape is None and isinstance(data.get("box"), str):
             shape = Shape.parse(data["box"])

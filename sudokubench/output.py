@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ __all__ = [
     "FORMATS",
     "csv_cell",
     "csv_row",
+    "escape_controls",
     "finite_json",
     "format_candidates",
     "format_json",
@@ -23,6 +25,16 @@ __all__ = [
     "format_tokens",
     "grid_to_json",
 ]
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def escape_controls(text: str) -> str:
+    """`text` with its control characters (ESC, BEL, CR, newline, ...) written as `\\xNN`:
+    outside text (a backend's name or message, a file name) shown on a terminal or in a
+    document never moves the cursor, clears the screen, sets a title or starts a new line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def format_line(grid: Grid) -> str:

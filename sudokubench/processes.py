@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable
 
 __all__ = [
+    "MAX_WORKERS",
     "become_subreaper",
     "children",
     "die_with_parent",
@@ -18,6 +19,11 @@ __all__ = [
     "kill_tree",
     "reap_orphans",
 ]
+
+#: Most worker processes a command starts (`compare --jobs`, `--cluster local:N`, `generate
+#: --jobs`): each is a Python process (tens of MB, a few pipes), so thousands exhaust a
+#: machine's memory or file descriptors before they measure anything.
+MAX_WORKERS = 256
 
 
 def die_with_parent() -> None:

@@ -196,10 +196,46 @@ def test_a_contradicted_file_answer_is_listed_with_both_sides(store):
     assert puzzle_id == "x.txt:1" and problem.kind == "disagree"
     assert dict(problem.sides) == {"0": ("b",), "=1": ("a", "expected")}
     b = report.summary[1]
-    assert (b.unsatisfiable, b.wrong, b.disagree) == (1, 1, 1)
+    assert (b.unsatisfiable, b.wrong, b.disagree) == (0, 1, 1)  # a wrong "unsat" is not unsat
     data = report.to_json()
     assert data["ok"] is False
     assert data["disagreements"][0]["sides"] == {"0": ["b"], "=1": ["a", "expected"]}
+
+
+def test_a_wrong_answer_is_wrong_in_every_statistic_however_fast(store):
+    # b says "unsatisfiable" about TELEGRAM (the file says =1) in 1 ms, where a takes 1 s
+    report = build_report(store, store_run(store, {"a": (1.0, 1.0), "b": (0.001, 1.0)}, wrong=True))
+    b = report.summary[1]
+    assert (b.solved, b.unsatisfiable, b.wrong) == (1, 0, 1)
+    assert (b.times.timed, b.times.median_s) == (1, pytest.approx(1.0))  # only its right one
+    assert b.par_s == pytest.approx((1.0 + 2 * 10.0) / 2)  # the wrong one scores the penalty
+    assert b.ratio.value == pytest.approx(1.0) and b.ratio.puzzles == 1
+    best = report.virtual_best
+    assert (best.solved, best.times.median_s) == (2, pytest.approx(1.0))  # a's, never b's 1 ms
+    assert sorted(dict(report.column("b").finished_times())) == [1]  # cactus, scatter, boxes
+    assert [p.finished for p in report.pairs["b"]] == [False, True]
+    rows = {r["backend"]: r for r in compare_runs(report, report)}
+    assert (rows["b"]["finished_new"], rows["b"]["ratio_puzzles"]) == (1, 1)
+    assert [len(line.get_xdata()) for line in cactus(report).axes[0].get_lines()] == [2, 1, 2]
+
+
+def test_a_side_of_a_disagreement_no_one_is_blamed_for_is_never_finished():
+    from sudokubench.harness.records import PuzzleRow as Row
+    from sudokubench.harness.report.tally import Tally
+    from sudokubench.harness.verify import Problem, PuzzleVerdict
+
+    tally = Tally(("a", "b"), 1)
+    puzzle = Row("x:1", 0, "x", TELEGRAM)
+    rows = [
+        task(i, "x:1", TELEGRAM, name, 0, "solved", [TELEGRAM_SOLUTION], 0.1)
+        for i, name in enumerate(("a", "b"))
+    ]
+    dispute = Problem("disagree", "=1 (a) vs =2 (b)", (("=1", ("a",)), ("=2", ("b",))))
+    tally.add(0, puzzle, rows, PuzzleVerdict("x:1", False, "disputed", (dispute,)))
+    summary, _ = tally.summaries(("a", "b"), tally.columns, "a", {}, timeout=10.0, par=2.0)
+    for s in summary:
+        assert (s.solved, s.wrong, s.disagree, s.times.timed) == (0, 1, 1, 0)
+    assert tally.virtual_best().finished(0) is False
 
 
 def test_every_format_renders_the_same_numbers(store):
@@ -303,8 +339,12 @@ def test_a_run_with_nothing_stored_yet_still_renders(store, tmp_path):
     run_id = store.new_run(args.to_json(), {})
     store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "x", TELEGRAM)])
     report = build_report(store, run_id)
-    assert report.ok and report.missing == 2
+    assert not report.ok and report.missing == 2 and report.exit_code(allow_errors=True) == 3
     assert any("still running" in w and f"--resume {run_id}" in w for w in report.warnings)
+    assert render(report, "table").splitlines()[-1] == (
+        "no wrong answer or disagreement on 0 puzzles, but 2 of 2 tasks are missing: "
+        f"run {run_id} is still running (or its compare was killed)"
+    )
     for fmt in ("table", "markdown", "csv", "json", "html"):
         assert render(report, fmt)
     save(cactus(report), tmp_path / "c.png")
@@ -321,3 +361,26 @@ def test_a_stored_answer_after_the_limit_counts_as_a_timeout(store):
     assert (best.solved, best.timeout, best.times.max_s) == (2, 0, pytest.approx(0.03))
     assert best.par_s == pytest.approx(a.par_s)
     assert "virtual best" in render(report, "table") and "PAR-2" in render(report, "markdown")
+
+
+def test_outside_text_is_shown_as_text_in_the_table(store):
+    """A backend name with an emoji code, a message with markup and terminal escapes: shown
+    as written, control characters escaped, nothing interpreted."""
+    name = "exec:cat"
+    message = "\x1b]0;owned\x07[bold]loud[/bold] \x1b[2J:cat:\n```\n# owned ````"
+    args = CompareArgs(files=("x.txt",), backends=(name, "b"))
+    run_id = store.new_run(args.to_json(), {})
+    store.add_puzzles(run_id, [PuzzleRow("x.txt:1", 0, "[red]x[/red]", TELEGRAM, None, 1)])
+    writer = store.writer(run_id)
+    writer.add(task(0, "x.txt:1", TELEGRAM, name, 0, "error", [], 0.1)._replace(message=message))
+    writer.add(task(1, "x.txt:1", TELEGRAM, "b", 0, "solved", [TELEGRAM_SOLUTION], 0.1))
+    writer.flush()
+    report = build_report(store, run_id)
+    text = render(report, "table")
+    assert "exec:cat" in text and "\N{CAT FACE}" not in text and "🐱" not in text
+    assert "\\x1b]0;owned\\x07[bold]loud[/bold] \\x1b[2J:cat:\\x0a```\\x0a# owned" in text
+    assert "\x1b" not in text and "\x07" not in text
+    markdown = render(report, "markdown")  # the message stays inside its code block
+    assert "\x1b" not in markdown and "\x07" not in markdown and "\n# owned" not in markdown
+    fence = markdown.split("## Errors\n\n", 1)[1].split("\n", 1)[0]
+    assert fence == "`" * 5  # longer than the message's own run of four

@@ -86,6 +86,75 @@ def test_solve_with_a_failing_backend_exits_3_and_says_why():
     assert "Traceback" not in done.stderr
 
 
+def test_a_program_whose_every_answer_is_wrong_is_never_faster(tmp_path, puzzles):
+    """`cat` echoes the puzzle: every answer is wrong, and quick. It solves nothing, times
+    nothing, has no ratio, scores the PAR penalty on every puzzle and draws no curve."""
+    from sudokubench.harness.report import build_report
+    from sudokubench.harness.report.plots import cactus
+    from sudokubench.harness.store import Store
+
+    db = tmp_path / "r.sqlite"
+    done = cli("compare", str(puzzles), "-b", "fast,exec:cat", "--db", str(db), "--json")
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    cat = data["summary"]["exec:cat"]
+    assert (cat["solved"], cat["wrong"], cat["timed"], cat["median_s"]) == (0, 2, 0, None)
+    assert cat["ratio"] is None and cat["ratio_puzzles"] == 0
+    assert cat["par_s"] == pytest.approx(2 * 10.0)
+    assert data["virtual_best"]["median_s"] == data["summary"]["fast"]["median_s"]
+    with Store(db, create=False) as store:
+        report = build_report(store, 1)
+    labels = [line.get_label() for line in cactus(report).axes[0].get_lines()]
+    assert labels == ["fast", "virtual best"]
+
+
+@pytest.mark.parametrize(
+    ("lie", "why"),
+    [
+        ("SolvedWithoutSolution", "says solved but returned no solution"),
+        ("UnsatisfiableWithoutProof", "says unsatisfiable but its search was not exhaustive"),
+        ("CountAboveSolutions", "claims 5 solutions but returned 1"),
+        ("ExhaustiveError", "says error but also that its search was exhaustive"),
+    ],
+)
+def test_a_plugin_that_contradicts_itself_is_wrong_never_solved(tmp_path, puzzles, lie, why):
+    liar = f"lying_plugins:{lie}"
+    done = cli("compare", str(puzzles), "-b", f"fast,{liar}", "--db", str(tmp_path / "r.sqlite"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"WRONG p.txt:1: {liar}: {why}" in done.stdout
+    data = json.loads(cli("report", "--db", str(tmp_path / "r.sqlite"), "--format", "json").stdout)
+    summary = data["summary"][liar]
+    assert (summary["solved"], summary["unsatisfiable"], summary["wrong"]) == (0, 0, 2)
+    assert summary["timed"] == 0 and data["ok"] is False
+
+
+def test_a_run_with_tasks_missing_is_never_ok(tmp_path, puzzles):
+    """Rows deleted, a run interrupted or still running: `report` says how many tasks are
+    missing and why, JSON `ok` is false, exit 3 (which --allow-errors does not lift)."""
+    import sqlite3
+
+    db = tmp_path / "r.sqlite"
+    assert cli("compare", str(puzzles), "-b", "fast", "--db", str(db), "-q").returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM tasks WHERE task_id = 1")
+    why = {
+        "complete": "is complete, but rows were deleted from its database",
+        "interrupted": "was interrupted",
+        "running": "is still running (or its compare was killed)",
+    }
+    for status, said in why.items():
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE runs SET status = ?", (status,))
+        done = cli("report", "--db", str(db), "--allow-errors")
+        assert done.returncode == 3, done.stdout + done.stderr
+        assert last_line(done.stdout) == (
+            "no wrong answer or disagreement on 1 puzzles, but 1 of 2 tasks are missing: "
+            f"run 1 {said}"
+        )
+        data = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
+        assert (data["ok"], data["missing"]) == (False, 1)
+
+
 # -- strict limits ---------------------------------------------------------------------------
 
 

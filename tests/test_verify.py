@@ -142,6 +142,30 @@ def test_unsatisfiable_with_solutions_is_wrong():
     assert not voice.sound and "unsatisfiable" in voice.problem
 
 
+@pytest.mark.parametrize(
+    ("status", "solutions", "count", "exhaustive", "why"),
+    [
+        ("solved", [], 0, False, "says solved but returned no solution"),
+        ("solved", [], 0, True, "says solved but returned no solution"),
+        ("unsatisfiable", [], 0, False, "not exhaustive"),
+        ("solved", [TELEGRAM_SOLUTION], 5, True, "claims 5 solutions but returned 1"),
+        ("error", [], 0, True, "says error but also that its search was exhaustive"),
+    ],
+)
+def test_an_answer_that_contradicts_its_own_status_is_wrong(
+    status, solutions, count, exhaustive, why
+):
+    voice = answer("a", TELEGRAM, status, solutions, exhaustive=exhaustive, count=count)
+    assert not voice.sound and why in voice.problem
+    assert not agree("p", [voice]).agreed  # alone, it is still a wrong answer
+
+
+def test_a_late_answer_stored_as_a_timeout_keeps_its_claims():
+    # an answer after the limit is stored as TIMEOUT with what it said (stats.limited_status)
+    late = answer("a", TELEGRAM, "timeout", [TELEGRAM_SOLUTION], exhaustive=True)
+    assert late.sound and late.verdict == Verdict("exact", 1)
+
+
 def test_solutions_come_back_in_canonical_form():
     record = next(read_puzzles(collection_path("hexadoku1500")))
     lower = str(record.expected_solution).lower()
@@ -318,7 +342,8 @@ def test_an_exact_count_below_the_solutions_found_is_always_caught(claimed, othe
     """A backend that claims its partial list is everything is blamed whenever others saw more."""
     solutions = multiple_solutions()
     liar = answer("liar", MULTIPLE, "solved", [solutions[j] for j in claimed], exhaustive=True)
-    honest = answer("honest", MULTIPLE, "solved", [solutions[j] for j in others], limit=40)
+    found = [solutions[j] for j in others]
+    honest = answer("honest", MULTIPLE, "solved" if found else "timeout", found, limit=40)
     if not claimed:
         liar = answer("liar", MULTIPLE, "unsatisfiable", exhaustive=True)
     verdict = agree("p", [liar, honest])

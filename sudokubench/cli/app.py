@@ -22,8 +22,11 @@ registers its commands with `@app.command()`. Reuse these instead of writing the
   `fail(message, code)` prints the line and returns a `typer.Exit` to raise for other codes.
 
 `main()` turns every bad input and bad usage into `sudokubench: error: ...` on stderr and exit
-code 2 (Typer/Click usage errors included, no boxes); `typer.Exit` codes pass through; an
-internal bug still shows its traceback.
+code 2 (Typer/Click usage errors included, no boxes), and so a fault of the environment that a
+command did not word itself (`sqlite3` errors: a full disk, a locked database; a `ValueError`
+or `OverflowError` from a value no check caught), with the notes the harness added (the run it
+marked interrupted); `typer.Exit` codes pass through. An internal bug still shows its
+traceback, and exits 3: exit 1 means a wrong answer or a disagreement, and nothing else.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import sqlite3
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -52,6 +57,7 @@ from sudokubench.cli.options import (
 from sudokubench.errors import InputError
 from sudokubench.formats import PuzzleRecord
 from sudokubench.grid import SYMBOLS, Grid, Shape
+from sudokubench.output import escape_controls
 from sudokubench.solvers import UnknownBackendError, backend_names, get_backend
 
 __all__ = [
@@ -213,6 +219,11 @@ def read_input(
     if progress is None or quiet or found.kind not in ("file", "collection"):
         yield from found.records(shape)
         return
+    if found.path is not None and not found.path.is_file():  # a FIFO is read once: no count
+        from sudokubench.cli.progress import counted
+
+        yield from counted(found.records(shape), progress)
+        return
     from sudokubench.cli.progress import counted
 
     yield from counted(
@@ -307,12 +318,26 @@ def emit_json(obj: object) -> None:
 # -- entry point ----------------------------------------------------------------------------
 
 
+#: Faults no command worded itself: one line and exit 2 all the same, never exit 1 (which
+#: says an answer is wrong). (`InputError`s are `ValueError`s too, and worded.)
+_FAULTS = (sqlite3.Error, ValueError, OverflowError, RecursionError)
+#: The exit code of an internal bug (3, as errors; never 1).
+EXIT_BUG = 3
+
+
 def _error_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror.lower()}"
-    if isinstance(exc, _CLICK_ERRORS):
-        return exc.format_message()  # type: ignore[attr-defined]
-    return str(exc)
+        line = f"{exc.filename}: {exc.strerror.lower()}"
+    elif isinstance(exc, _CLICK_ERRORS):
+        line = exc.format_message()  # type: ignore[attr-defined]
+    elif isinstance(exc, sqlite3.Error):
+        line = f"the results database: {exc}"
+    elif isinstance(exc, _FAULTS) and not isinstance(exc, INPUT_ERRORS):
+        line = f"{type(exc).__name__}: {exc}"
+    else:
+        line = str(exc)
+    notes = getattr(exc, "__notes__", None) or ()
+    return escape_controls("; ".join([" ".join(line.splitlines()), *(str(n) for n in notes)]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -338,4 +363,11 @@ def main(argv: list[str] | None = None) -> None:
     except _CLICK_ERRORS as exc:
         print(f"sudokubench: error: {_error_line(exc)}", file=sys.stderr)
         code = exc.exit_code  # type: ignore[attr-defined]
+    except _FAULTS as exc:
+        print(f"sudokubench: error: {_error_line(exc)}", file=sys.stderr)
+        code = 2
+    except Exception as exc:  # a bug: its traceback, and an exit code that blames no solver
+        traceback.print_exc()
+        print(f"sudokubench: error: internal error: {_error_line(exc)}", file=sys.stderr)
+        code = EXIT_BUG
     sys.exit(code if isinstance(code, int) else 0)

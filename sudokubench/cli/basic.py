@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from sudokubench.backend import SolveResult, Status
+from sudokubench.backend import SolveResult, Status, Streaming
 from sudokubench.cli.app import (
     ARGUMENT_ID,
     UsageFailure,
@@ -29,6 +29,7 @@ from sudokubench.cli.app import (
     result_json,
     run_backend,
 )
+from sudokubench.cli.every import stream_all, too_many
 from sudokubench.cli.options import (
     TEXT_FORMATS,
     AllOpt,
@@ -44,7 +45,7 @@ from sudokubench.cli.options import (
     format_option,
     pick_format,
 )
-from sudokubench.formats import FORMATS, format_candidates, grid_to_json, parse_grid
+from sudokubench.formats import FORMATS, PuzzleRecord, format_candidates, grid_to_json, parse_grid
 from sudokubench.grid import Grid, solution_problem
 from sudokubench.solvers import DEFAULT_BACKEND
 
@@ -133,6 +134,11 @@ def solve(
     failed = False
     errors = 0
     for record in read_input(puzzle, box):
+        streams = all_solutions and output is not OutputFormat.json and record.puzzle.is_valid()
+        if streams and (too_many(record, solver) or isinstance(solver, Streaming)):
+            wrong, error = _solve_streamed(solver, record, output, timeout)  # type: ignore[arg-type]
+            failed, errors = failed or wrong, errors + error
+            continue
         result, seconds = run_backend(solver, record.puzzle, limit=limit, timeout=timeout)
         if output is OutputFormat.json:
             emit_json(result_json(result, seconds, id=record.id, puzzle=str(record.puzzle)))
@@ -165,6 +171,41 @@ def solve(
         raise typer.Exit(EXIT_WRONG)
     if errors:
         raise typer.Exit(EXIT_ERRORS)
+
+
+def _solve_streamed(
+    solver: Streaming, record: PuzzleRecord, output: OutputFormat, timeout: float | None
+) -> tuple[bool, bool]:
+    """`solve --all` of one puzzle, each solution printed as it is found (`cli/every.py`):
+    (something wrong or no solution, an error)."""
+    form = FORMATS[output.value]
+    line = output is OutputFormat.line
+    if not line and record.id != ARGUMENT_ID:
+        print(f"# {record.id}")
+
+    def show(k: int, solution: Grid) -> None:
+        if line:
+            print(solution)
+        else:
+            print(f"Solution #{k}\n{form(solution)}\n")
+
+    done = stream_all(solver, record, show, timeout)
+    n = _plural(done.count)
+    said = {
+        Status.SOLVED: f"{n} (all found)",
+        Status.UNSATISFIABLE: "no solution",
+        Status.TIMEOUT: f"timed out after finding {n} (at least {done.count})",
+        Status.ERROR: f"backend error after {n}: {done.message}",
+    }[done.status]
+    if line and not done.count:
+        print("none" if done.status is Status.UNSATISFIABLE else "?")
+    elif not line and done.count:
+        print(said)
+    if not done.count or done.status is Status.ERROR:
+        print(f"sudokubench: {record.id}: {said}", file=sys.stderr)
+    return done.wrong > 0 or (not done.count and done.status is not Status.ERROR), (
+        done.status is Status.ERROR
+    )
 
 
 def _print_solutions(

@@ -21,6 +21,9 @@ from typing import Annotated, Any, NamedTuple
 
 import typer
 
+from sudokubench.backend import MAX_TIMEOUT
+from sudokubench.processes import MAX_WORKERS
+
 __all__ = [
     "TABLE_FORMATS",
     "TEXT_FORMATS",
@@ -109,6 +112,7 @@ TimeoutOpt = Annotated[
         "-t",
         metavar="SECONDS",
         min=0,
+        max=MAX_TIMEOUT,
         help="Seconds per puzzle and backend; default: none.",
     ),
 ]
@@ -123,7 +127,7 @@ QuietOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int,
-    typer.Option("--jobs", "-j", metavar="N", min=1, help="Worker processes."),
+    typer.Option("--jobs", "-j", metavar="N", min=1, max=MAX_WORKERS, help="Worker processes."),
 ]
 
 

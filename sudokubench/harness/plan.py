@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sudokubench._version import __version__
+from sudokubench.backend import MAX_TIMEOUT
 from sudokubench.catalog import ARGUMENT_ID, Source, resolve_input
 from sudokubench.errors import ArgumentError, InputError, StoreError, UnknownBackendError
 from sudokubench.grid import Shape
@@ -33,6 +34,7 @@ from sudokubench.harness.pool.guard import plain_text
 from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.records import PuzzleRow
+from sudokubench.processes import MAX_WORKERS
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, canonical_name
 
 __all__ = [
@@ -59,9 +61,11 @@ SHOWCASE = "showcase"
 SHOWCASE_TIMEOUT = 2.0
 #: Most samples (and warm-ups) per puzzle and backend: more is a typo, not a measurement.
 MAX_REPEAT = 1000
-#: Most worker processes: each is a Python process (tens of MB, a few pipes), so thousands
-#: exhaust a machine's memory or file descriptors before they measure anything.
-MAX_JOBS = 256
+#: Most worker processes (`processes.MAX_WORKERS`).
+MAX_JOBS = MAX_WORKERS
+#: Most solutions a task looks for: each is kept, stored and checked, so a limit past this is
+#: memory a run cannot have (SQLite itself stops at 2**63).
+MAX_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,13 @@ class CompareArgs:
     def __post_init__(self) -> None:
         if self.timeout is None:
             object.__setattr__(self, "timeout", 10.0 if self.files else SHOWCASE_TIMEOUT)
-        if self.limit < 1:
-            raise ArgumentError(f"limit must be at least 1, got {self.limit}")
-        if self.timeout <= 0:  # type: ignore[operator]
-            raise ArgumentError(f"timeout must be positive, got {self.timeout}")
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise ArgumentError(f"limit must be 1 to {MAX_LIMIT:,}, got {self.limit}")
+        if not 0 < self.timeout <= MAX_TIMEOUT:  # type: ignore[operator]  # (NaN fails too)
+            raise ArgumentError(
+                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, "
+                f"got {self.timeout}"
+            )
         if not 1 <= self.jobs <= MAX_JOBS:
             raise ArgumentError(f"jobs must be 1 to {MAX_JOBS}, got {self.jobs}")
         if not 1 <= self.repeat <= MAX_REPEAT:
@@ -343,7 +350,7 @@ def resolve_args(args: CompareArgs) -> CompareArgs:
 def _absolute(arg: str) -> str:
     """A file argument made absolute (its subset kept); any other argument as given."""
     source = resolve_input(arg)
-    if source.kind != "file" or source.path is None:
-        return arg
+    if source.kind != "file" or source.path is None or not source.path.is_file():
+        return arg  # (a FIFO, `/dev/fd/63`: resolved, it would name a pipe, not a path)
     subset = f":{source.subset}" if source.subset is not None else ""
     return f"{source.path.resolve()}{subset}"

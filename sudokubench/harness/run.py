@@ -249,20 +249,39 @@ class _Run:
                 raise  # stopped while starting: nothing is stored
             store.set_status(tracker.run_id, RunStatus.INTERRUPTED)
             raise Interrupted(tracker.run_id, store.path) from None
-        except BaseException:
-            with contextlib.suppress(Exception):  # what finished is committed (if stored)
-                rows.close()
+        except BaseException as exc:
+            self._stopped(store, rows, exc)
             raise
         finally:
             reader.close()
-        rows.close()
-        run_id = tracker.run_id
-        assert run_id is not None
-        tracker.close_rest()
-        _record_noise(store, run_id, start, noise.snapshot())
-        report = finish_report(store, store.run(run_id), tally, par=self.par)
-        store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
-        return replace(report, run=store.run(run_id))
+        try:
+            rows.close()
+            run_id = tracker.run_id
+            assert run_id is not None
+            tracker.close_rest()
+            _record_noise(store, run_id, start, noise.snapshot())
+            report = finish_report(store, store.run(run_id), tally, par=self.par)
+            store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
+            return replace(report, run=store.run(run_id))
+        except Exception as exc:
+            self._stopped(store, rows, exc)
+            raise
+
+    def _stopped(self, store: Store, rows: _Rows, exc: BaseException) -> None:
+        """After a failure (a full disk, a locked or damaged database, a bug): what finished
+        committed, and a run that was stored marked interrupted, never left `running` nor
+        `complete`; the exception gets a note saying so (the CLI shows it on its line)."""
+        with contextlib.suppress(Exception):
+            rows.close()
+        run_id = self.tracker.run_id if self.tracker is not None else None
+        if run_id is None or rows.writer is None:  # the run's start was never committed
+            return
+        with contextlib.suppress(Exception):
+            store.set_status(run_id, RunStatus.INTERRUPTED)
+            exc.add_note(
+                f"run {run_id} is marked interrupted; resume with: "
+                f"sudokubench compare --resume {run_id} --db {store.path}"
+            )
 
     def _begin(self, run_id: int, puzzles: int, stored: int = 0) -> None:
         """The run's id and size known (a new run stored with its puzzles): the tracker sized,

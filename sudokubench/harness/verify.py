@@ -33,8 +33,10 @@ one blamed.
 
 **Exit codes** (`exit_code`), shared by `compare`, `report`, `count` and `solve`: 0 when every
 task answered (timeouts are results, allowed) and every answer checks out and agrees; 1 for a
-wrong answer or a disagreement; 3 when nothing is wrong but some task ended in ERROR (a crash,
-a program that exited without answering), unless the user allows errors (`--allow-errors`).
+wrong answer or a disagreement, and for nothing else; 3 when nothing is wrong but some task
+ended in ERROR (a crash, a program that exited without answering), unless the user allows
+errors (`--allow-errors`), and when tasks of a run are missing (interrupted, still running,
+rows deleted), which no option allows.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
     "Voice",
     "agree",
     "check_answer",
+    "claim_problem",
     "exit_code",
     "expected_voice",
     "verdict_of",
@@ -73,16 +76,17 @@ EXPECTED = "expected"
 EXIT_OK = 0
 #: A wrong answer or a disagreement.
 EXIT_WRONG = 1
-#: Nothing wrong, but some task ended in ERROR.
+#: Nothing wrong, but some task ended in ERROR or has no answer at all.
 EXIT_ERRORS = 3
 
 
-def exit_code(*, wrong: bool, errors: int, allow_errors: bool = False) -> int:
+def exit_code(*, wrong: bool, errors: int, allow_errors: bool = False, missing: int = 0) -> int:
     """The exit code of a set of answers: `EXIT_WRONG` for a wrong answer or a disagreement,
-    else `EXIT_ERRORS` when `errors` tasks failed (unless `allow_errors`), else `EXIT_OK`."""
+    else `EXIT_ERRORS` when tasks are `missing` (an incomplete run is never clean) or when
+    `errors` tasks failed (unless `allow_errors`), else `EXIT_OK`."""
     if wrong:
         return EXIT_WRONG
-    if errors and not allow_errors:
+    if missing or (errors and not allow_errors):
         return EXIT_ERRORS
     return EXIT_OK
 
@@ -164,8 +168,8 @@ def check_answer(
 
     `problem` says the first thing wrong: a solution that is not a grid of the puzzle's shape,
     one that fails `is_solution` (with the checker's reason), a repeated solution, a count that
-    differs from the solutions returned, a count above `limit`, or an exhaustive claim with
-    solutions on an UNSAT status.
+    differs from the solutions returned, a count above `limit`, or a status the answer
+    contradicts (`claim_problem`).
     """
     verdict = verdict_of(status, count, exhaustive)
     canonical: list[str] = []
@@ -194,9 +198,28 @@ def check_answer(
             problem = f"claims {count} solutions but returned {len(solutions)}"
         elif limit is not None and count > limit:
             problem = f"returned {count} solutions, more than the limit {limit}"
-        elif status == Status.UNSATISFIABLE and count:
-            problem = f"says unsatisfiable but returned {count} solutions"
+        else:
+            problem = claim_problem(status, count, exhaustive)
     return Voice(source, verdict, tuple(canonical) if problem is None else (), problem)
+
+
+def claim_problem(status: Status, count: int, exhaustive: bool) -> str | None:
+    """What the status of an answer contradicts in it (None when nothing): a plug-in can build
+    a result past `SolveResult`'s own checks, and a database can be edited, so the claims are
+    checked again here; an inconsistent answer is wrong, never solved or unsatisfiable.
+
+    TIMEOUT may be exhaustive: an answer that came after the limit is stored as a TIMEOUT with
+    the claims it made (`stats.limited_status`)."""
+    if status == Status.SOLVED and count == 0:
+        return "says solved but returned no solution"
+    if status == Status.UNSATISFIABLE:
+        if count:
+            return f"says unsatisfiable but returned {count} solutions"
+        if not exhaustive:
+            return "says unsatisfiable but its search was not exhaustive (no proof)"
+    if status == Status.ERROR and exhaustive:
+        return "says error but also that its search was exhaustive"
+    return None
 
 
 class Answer(Protocol):

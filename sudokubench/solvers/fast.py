@@ -274,6 +274,18 @@ class Fast(BaseBackend):
             solutions.close()
         return found, finished, timed_out, stats
 
+    def search(
+        self, puzzle: Grid, deadline: Deadline, stats: dict[str, int | float]
+    ) -> Iterator[Grid]:
+        """Every solution of `puzzle` as a grid, one at a time (`solve --all` streams them)."""
+        prepared = self.prepare(puzzle, 1)
+        if isinstance(prepared, SolveResult):  # conflicting givens: no solution
+            return
+        _, placed, tab, _ = prepared
+        digit_of = tab.digit_of.__getitem__
+        for cand in _search(puzzle.cells, placed, tab, deadline, stats):
+            yield Grid._unchecked(puzzle.shape, tuple(map(digit_of, cand)))
+
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the solutions' candidate lists as grids."""
         puzzle, _, tab, _ = prepared

@@ -52,6 +52,7 @@ from sudokubench.errors import ClusterError
 from sudokubench.harness.pool.probe import HOST, worker_info
 from sudokubench.harness.pool.task import Outcome, Task
 from sudokubench.harness.pool.wire import Wire, from_wire, to_wire
+from sudokubench.processes import MAX_WORKERS
 
 __all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor"]
 
@@ -263,11 +264,13 @@ class DaskExecutor:
 def _local_cluster(spec: str) -> Any:
     """A LocalCluster for `local:N`: N single-threaded worker processes on 127.0.0.1 that
     ignore Ctrl-C, no dashboard."""
-    from dask.distributed import LocalCluster
-
     count = spec.removeprefix("local:")
     if not count.isdigit() or int(count) < 1:
         raise ClusterError(f"{spec!r}: expected local:N with N a number of workers, e.g. local:2")
+    if int(count) > MAX_WORKERS:
+        raise ClusterError(f"{spec!r}: at most {MAX_WORKERS} local workers (as --jobs)")
+    from dask.distributed import LocalCluster
+
     return LocalCluster(
         n_workers=int(count),
         threads_per_worker=1,

@@ -4,6 +4,11 @@ code, median time, spread of the repeats, effort, flags), and `Acc`, which gathe
 backend's statistics over a set of puzzles from its column, as `stats.summarize_times` and
 `geometric_ratio` compute them over `Pair`s, in the same order (so the numbers are the same to
 the last bit), and its PAR score with `stats.par_score`.
+
+A pair counted wrong (`WRONG`: blamed for a wrong answer, or a side of a disagreement nobody
+could be blamed for) has not finished, whatever its status says: it is not solved, not timed,
+scores the PAR penalty, and enters no ratio, plot or virtual best. A wrong answer is never
+fast, as in solver competitions.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ __all__ = [
     "BLAMED",
     "CODE",
     "DISAGREES",
+    "DISPUTED",
     "NO_PAIR",
     "STATUSES",
+    "WRONG",
     "Acc",
     "Column",
     "resize_array",
@@ -41,7 +48,11 @@ STATUSES = tuple(Status)
 CODE = {s: i for i, s in enumerate(STATUSES)}
 _FINISHED = frozenset(CODE[s] for s in FINISHED)
 _EFFORT = {name: i for i, name in enumerate(EFFORT_KEYS)}
-BLAMED, DISAGREES = 1, 2
+#: Flags of a pair: blamed for a wrong answer; a side of a disagreement; a side of a
+#: disagreement in which no side was blamed (its answer cannot be trusted either).
+BLAMED, DISAGREES, DISPUTED = 1, 2, 4
+#: The flags that make a pair count as wrong, never as finished.
+WRONG = BLAMED | DISPUTED
 _NAN = float("nan")
 
 
@@ -98,21 +109,31 @@ class Column:
         return self.status[i] != NO_PAIR
 
     def finished(self, i: int) -> bool:
-        """`Pair.finished` of the i-th puzzle's pair."""
-        return self.status[i] in _FINISHED and not math.isnan(self.time[i])
+        """`Pair.finished` of the i-th puzzle's pair, and its answer not counted wrong."""
+        return (
+            self.status[i] in _FINISHED
+            and not math.isnan(self.time[i])
+            and not self.flags[i] & WRONG
+        )
+
+    def wrong(self, i: int) -> bool:
+        """Whether the i-th puzzle's pair counts as wrong (`WRONG`, the module docstring)."""
+        return bool(self.flags[i] & WRONG)
 
     def pair(self, i: int, puzzle_id: str, backend: str) -> Pair:
-        """The i-th puzzle's pair as a `Pair` (one time: the median of its samples)."""
+        """The i-th puzzle's pair as a `Pair` (one time: the median of its samples; none when
+        it counts as wrong, so that it is never finished)."""
         kind = self.effort_kind[i]
         effort = None if kind < 0 else (EFFORT_KEYS[kind], self.effort[i])
         time = self.time[i]
-        times = () if math.isnan(time) else (time,)
+        times = () if math.isnan(time) or self.flags[i] & WRONG else (time,)
         return Pair(puzzle_id, backend, STATUSES[self.status[i]], times, effort)
 
     def finished_times(self) -> Iterator[tuple[int, float]]:
-        """(index, time) of every finished pair, in input order."""
+        """(index, time) of every finished pair (none counted wrong), in input order."""
+        flags = self.flags
         for i, code in enumerate(self.status):
-            if code in _FINISHED and not math.isnan(t := self.time[i]):
+            if code in _FINISHED and not math.isnan(t := self.time[i]) and not flags[i] & WRONG:
                 yield i, t
 
 
@@ -133,9 +154,11 @@ class Acc:
 
     def add(self, column: Column, base: Column | None, i: int) -> None:
         self.pairs += 1
-        self.by_status[column.status[i]] += 1
         flags = column.flags[i]
-        self.wrong += bool(flags & BLAMED)
+        code = column.status[i]
+        if not (flags & WRONG and code in _FINISHED):  # a wrong answer is neither solved nor unsat
+            self.by_status[code] += 1
+        self.wrong += bool(flags & WRONG)
         self.disagree += bool(flags & DISAGREES)
         if not column.finished(i):
             return

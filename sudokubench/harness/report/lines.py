@@ -10,8 +10,10 @@ import html
 import re
 from collections.abc import Sequence
 
+from sudokubench.harness.records import RunStatus
 from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
+from sudokubench.output import escape_controls
 from sudokubench.solvers import DEFAULT_BACKEND
 
 __all__ = [
@@ -157,13 +159,19 @@ def problem_lines(report: RunReport) -> list[str]:
 
 
 def verdict_line(report: RunReport) -> str:
-    """The last line: wrong answers and disagreements first, then errors and timeouts per
-    backend; "all answers check out" only when every task answered or timed out."""
+    """The last line: wrong answers and disagreements first, then missing tasks and why, then
+    errors and timeouts per backend; "all answers check out" only when every planned task
+    answered or timed out."""
     puzzles = report.checked
-    if not report.ok:
+    if report.wrong:
         head = (
             f"{report.disagreement_count} of {puzzles} puzzles have a wrong answer "
             "or a disagreement"
+        )
+    elif report.missing:
+        head = (
+            f"no wrong answer or disagreement on {puzzles} puzzles, but {report.missing} of "
+            f"{report.planned} tasks are missing: run {report.run.id} {_why_missing(report)}"
         )
     elif report.errors:
         head = f"no wrong answer or disagreement on {puzzles} puzzles, but not every task answered"
@@ -179,6 +187,16 @@ def verdict_line(report: RunReport) -> str:
     return f"{head}; {counted(report.errors, 'error')}, " + (
         f"{counted(report.timeouts, 'timeout')} ({'; '.join(per)})"
     )
+
+
+def _why_missing(report: RunReport) -> str:
+    """Why a run has tasks missing, from its stored status."""
+    status = report.run.status
+    if status == RunStatus.RUNNING:
+        return "is still running (or its compare was killed)"
+    if status == RunStatus.INTERRUPTED:
+        return "was interrupted"
+    return f"is {status}, but rows were deleted from its database"
 
 
 def counted(n: int, word: str) -> str:
@@ -212,7 +230,7 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def md(text: str) -> str:
     """Text (a backend or collection name, a message) as Markdown that shows it as it is: HTML
     and Markdown's own signs escaped, on one line."""
-    text = html.escape(" ".join(str(text).split()), quote=False)
+    text = html.escape(escape_controls(" ".join(str(text).split())), quote=False)
     return _MD_SIGNS.sub(r"\\\g<0>", text)
 
 

@@ -97,9 +97,15 @@ class RunReport:
         return self.tally.disputed
 
     @property
+    def wrong(self) -> bool:
+        """Some answer is wrong, or backends disagree."""
+        return self.disagreement_count > 0
+
+    @property
     def ok(self) -> bool:
-        """No wrong answer and no disagreement."""
-        return self.disagreement_count == 0
+        """No wrong answer, no disagreement, and no task missing (a run interrupted, still
+        running or with rows deleted is never ok)."""
+        return not self.wrong and self.missing == 0
 
     @property
     def errors(self) -> int:
@@ -112,14 +118,17 @@ class RunReport:
         return sum(f.timeouts for f in self.failures.values())
 
     def exit_code(self, *, allow_errors: bool = False) -> int:
-        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 errors (unless
-        `allow_errors`): `verify.exit_code`."""
-        return exit_code(wrong=not self.ok, errors=self.errors, allow_errors=allow_errors)
+        """0 clean (timeouts allowed), 1 wrong answer or disagreement, 3 tasks missing or
+        errors (unless `allow_errors`): `verify.exit_code`."""
+        return exit_code(
+            wrong=self.wrong, errors=self.errors, allow_errors=allow_errors, missing=self.missing
+        )
 
     @property
     def missing(self) -> int:
-        """Planned tasks with no stored outcome (a run still going or interrupted)."""
-        return self.planned - self.tally.stored
+        """Planned tasks with no stored outcome (a run still going, interrupted, or with rows
+        deleted)."""
+        return max(self.planned - self.tally.stored, 0)
 
     def column(self, backend: str) -> Column | None:
         """A backend's pairs as a column (`tally.Column`; VIRTUAL_BEST too), None if none."""
@@ -162,12 +171,17 @@ class RunReport:
     @property
     def pairs(self) -> dict[str, list[Pair]]:
         """Each backend's (puzzle, backend) pairs in input order, VIRTUAL_BEST's too with two
-        backends or more (built on first use)."""
+        backends or more (built on first use); a pair counted wrong has no time, so it is
+        never finished (`report/columns.py`)."""
         if "pairs" not in self._cache:
             pairs: dict[str, list[Pair]] = {}
             best = []
+            columns = self.tally.columns
             for i, p, rows in self.stream():
                 for backend, found in pairs_of(rows).items():
+                    column = columns.get(backend)
+                    if column is not None and column.wrong(i):
+                        found = [pair._replace(times=()) for pair in found]
                     pairs.setdefault(backend, []).extend(found)
                 if self.best is not None and self.best.has(i):
                     best.append(self.best.pair(i, p.puzzle_id, VIRTUAL_BEST))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import TextIO
@@ -39,7 +40,7 @@ from sudokubench.harness.report.tasks import (  # re-exported
     render_tasks,
     write_tasks,
 )
-from sudokubench.output import csv_row, finite_json
+from sudokubench.output import csv_row, escape_controls, finite_json
 
 __all__ = [
     "FORMATS",
@@ -115,10 +116,19 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
 
     width = width or 160
     out = io.StringIO()
-    console = Console(file=out, width=width, force_terminal=False, highlight=False)
+    # Outside text (backend names, messages, file names) is shown as text: no markup, no
+    # emoji codes (`exec:cat` is not `exec🐱`), control characters escaped
+    # (`output.escape_controls`).
+    console = Console(
+        file=out, width=width, force_terminal=False, highlight=False, markup=False, emoji=False
+    )
+
+    def say(line: str) -> None:
+        console.print(escape_controls(line), soft_wrap=True)
+
     for line in (headline(report), machine_line(report)):
         for part in _folded(line or "", width) if line else ():
-            console.print(part, soft_wrap=True, markup=False)
+            say(part)
     table = Table(show_lines=False, pad_edge=False)
     heads = columns(report)
     left = {heads[0], "effort", heads[-1]}  # names and phrases; numbers to the right
@@ -126,12 +136,12 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         shown = name.replace(" (", "\n(")  # two lines: the ratio's header is a phrase
         table.add_column(shown, justify="left" if name in left else "right")
     for row in summary_rows(report, report.summary):
-        table.add_row(*row, style="dim" if row[0] == VIRTUAL_BEST else None)
+        table.add_row(*map(escape_controls, row), style="dim" if row[0] == VIRTUAL_BEST else None)
     grid = Table(title="per collection: finished/puzzles, median time", pad_edge=False)
     if report.collections:
         grid.add_column("backend")
         for name in report.collections:
-            grid.add_column(name, justify="right")
+            grid.add_column(escape_controls(name), justify="right")
         for i, backend in enumerate(report.backends):
             cells = []
             for rows in report.collections.values():
@@ -139,7 +149,7 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
                 cells.append(
                     f"{s.solved + s.unsatisfiable}/{s.puzzles} {format_seconds(s.times.median_s)}"
                 )
-            grid.add_row(backend, *cells)
+            grid.add_row(escape_controls(backend), *cells)
     tables = [table, *([grid] if report.collections else [])]
     unbounded = console.options.update_width(10 * width)  # the natural width, not squeezed
     fits = all(Measurement.get(console, unbounded, t).maximum <= width for t in tables)
@@ -153,22 +163,22 @@ def render_table(report: RunReport, *, width: int | None = None) -> str:
         for t in tables:
             console.print(t)
         for line in notes:
-            console.print(line, soft_wrap=True, markup=False)
+            say(line)
     else:
         for line in _stacked(report, width):
-            console.print(line, soft_wrap=True, markup=False)
+            say(line)
         for line in notes:
             for part in _folded(line, width):
-                console.print(part, soft_wrap=True, markup=False)
-    console.print(verdict_line(report), soft_wrap=True, markup=False)
+                say(part)
+    say(verdict_line(report))
     return "".join(f"{line.rstrip()}\n" for line in out.getvalue().splitlines())
 
 
 def render_markdown(report: RunReport) -> str:
     """A Markdown document: headline, summary table, collections, problems, warnings."""
-    lines = [f"# sudokubench run {report.run.id}", "", headline(report), ""]
+    lines = [f"# sudokubench run {report.run.id}", "", escape_controls(headline(report)), ""]
     if machine := machine_line(report):
-        lines += [machine, ""]
+        lines += [escape_controls(machine), ""]
     lines += md_table(columns(report), summary_rows(report, report.summary))
     if footnote := baseline_line(report):
         lines += ["", md(footnote)]
@@ -179,12 +189,15 @@ def render_markdown(report: RunReport) -> str:
     if problems:
         lines += ["", "## Wrong answers and disagreements", ""]
         lines += [f"- {md(line)}" for line in problems]
-    if errors := error_lines(report):
-        lines += ["", "## Errors", "", "```", *errors, "```"]
+    if errors := [escape_controls(line) for line in error_lines(report)]:
+        # a fence longer than any run of backticks in the messages: none can close it
+        runs = re.findall("`+", "\n".join(errors))
+        fence = "`" * max(3, 1 + max(map(len, runs), default=0))
+        lines += ["", "## Errors", "", fence, *errors, fence]
     if report.warnings:
         lines += ["", "## Warnings", ""]
         lines += [f"- {md(line)}" for line in report.warnings]
-    lines += ["", verdict_line(report), ""]
+    lines += ["", escape_controls(verdict_line(report)), ""]
     return "\n".join(lines)
 
 

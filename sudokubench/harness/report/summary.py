@@ -4,8 +4,10 @@ virtual best solver; `report/tally.py` computes the rows from the pairs kept in 
 
 Per backend: `solved`, `unsatisfiable`, `timeout`, `error` count (puzzle, backend) pairs by the
 status of their first measured sample; `wrong` counts pairs whose answer is proven wrong or
-contradicts the file's expected answer; `disagree` counts puzzles with a disagreement the
-backend took a side in. Times are described in `stats`. Every count, time and plot applies the
+contradicts the file's expected answer (or took a side in a disagreement no one could be
+blamed for); `disagree` counts puzzles with a disagreement the backend took a side in. A wrong
+pair is never solved or unsatisfiable, never timed, and scores the PAR penalty
+(`report/columns.py`). Times are described in `stats`. Every count, time and plot applies the
 strict limit (`stats.limited_status`: an answer after `--timeout` is a TIMEOUT); `par_s` is
 the PAR-k score (`par`, 2 unless asked otherwise) and `virtual_best` the best backend per
 puzzle, summarized like a backend.

@@ -35,6 +35,7 @@ from sudokubench.harness.report.columns import (
     BLAMED,
     CODE,
     DISAGREES,
+    DISPUTED,
     NO_PAIR,
     Acc,
     Column,
@@ -211,9 +212,12 @@ class Tally:
                 column.flags[i] |= BLAMED
         for problem in verdict.problems:
             if problem.kind == "disagree":
-                for name in {n for _, names in problem.sides for n in names}:
+                sides = {n for _, names in problem.sides for n in names}
+                # No one blamed: no side is the consensus, so none counts as finished.
+                flag = DISAGREES if verdict.blamed else DISAGREES | DISPUTED
+                for name in sides:
                     if (column := self.columns.get(name)) is not None:
-                        column.flags[i] |= DISAGREES
+                        column.flags[i] |= flag
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -254,9 +258,9 @@ class Tally:
         return found
 
     def virtual_best(self) -> Column:
-        """Per puzzle with a pair, the fastest pair that finished and was not blamed for a
-        wrong answer (backends in their first-pair order, the first of equal times), else a
-        TIMEOUT with no time."""
+        """Per puzzle with a pair, the fastest pair that finished (never one counted wrong:
+        `Column.finished`), backends in their first-pair order, the first of equal times; else
+        a TIMEOUT with no time."""
         best = Column(self.puzzles)
         columns = list(self.columns.values())
         timeout = CODE[Status.TIMEOUT]
@@ -267,11 +271,7 @@ class Tally:
                 if column.status[i] == NO_PAIR:
                     continue
                 seen = True
-                if (
-                    column.finished(i)
-                    and not column.flags[i] & BLAMED
-                    and (held is None or column.time[i] < held.time[i])
-                ):
+                if column.finished(i) and (held is None or column.time[i] < held.time[i]):
                     held = column
             if held is not None:
                 best.status[i] = held.status[i]
