@@ -40,6 +40,7 @@ in one place.
 
 from __future__ import annotations
 
+import copy
 import enum
 import time
 from collections.abc import Iterator, Mapping
@@ -494,20 +495,13 @@ def stamp(timed: Timed) -> SolveResult:
     result = timed.answer
     if not isinstance(result, SolveResult):
         raise ContractError(f"solve returned {type(result).__name__}, not a SolveResult")
-    stats = result.stats
-    if result.encode_s or result.solve_s:
-        stats = {**stats, REPORTED_ENCODE: result.encode_s, REPORTED_SOLVE: result.solve_s}
-    return SolveResult(
-        result.backend,
-        result.status,
-        result.solutions,
-        result.count,
-        result.exhaustive,
-        timed.encode_s,
-        timed.solve_s,
-        stats,
-        result.message,
-    )
+    stamped = copy.copy(result)  # the claims as they are: a lie past SolveResult's checks
+    if result.encode_s or result.solve_s:  # stays for the harness's checker to name
+        stats = {**result.stats, REPORTED_ENCODE: result.encode_s, REPORTED_SOLVE: result.solve_s}
+        object.__setattr__(stamped, "stats", MappingProxyType(stats))
+    object.__setattr__(stamped, "encode_s", timed.encode_s)
+    object.__setattr__(stamped, "solve_s", timed.solve_s)
+    return stamped
 
 
 def timed_solve(
