@@ -90,7 +90,7 @@ from sudokubench.harness.pool.guard import trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
-from sudokubench.harness.pool.wire import from_wire
+from sudokubench.harness.pool.wire import ProtocolError, from_wire
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
@@ -340,18 +340,27 @@ class LocalPool:
             for message in worker.messages():
                 now = time.perf_counter()
                 if isinstance(message, tuple):  # ("ready", task_id): backend loaded, clock starts
-                    worker.loaded.add(worker.tasks[0].backend)
-                    worker.arm(now, self.grace)
+                    worker.ready(message[1], now, self.grace)
                     worker.heard(now, 0)  # (the load is not part of the pace)
                     done = 0
                     continue
                 for wire in message:  # outcomes, in task order
-                    yield from_wire(worker.tasks.popleft(), wire)
+                    if not worker.tasks:
+                        raise ProtocolError("an outcome when no task was in flight")
+                    outcome = from_wire(worker.tasks[0], wire)  # (a bad one leaves it in flight)
+                    worker.tasks.popleft()
+                    yield outcome
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
                 yield self._died(worker, queue)
+            return
+        except ProtocolError as exc:
+            if worker.tasks:
+                yield self._broke(worker, queue, str(exc))
+            else:  # a stray message after its last task: nothing to blame, a fresh one next
+                self._drop(worker)
             return
         if done:
             worker.heard(time.perf_counter(), done)
@@ -383,6 +392,16 @@ class LocalPool:
         self._requeue(worker, queue)
         self._drop(worker)
         return outcome
+
+    def _broke(self, worker: WorkerHandle, queue: deque[Task], what: str) -> Outcome:
+        """A worker sent what is not a message (`wire.ProtocolError`): it is killed, and the
+        task it was on is an ERROR saying what it sent; the others run again."""
+        task = self._culprit(worker)
+        elapsed = time.perf_counter() - worker.started
+        message = f"its worker sent {what}; worker killed"
+        self._requeue(worker, queue)
+        self._drop(worker)
+        return failed(task, Status.ERROR, message, elapsed)
 
     def _died(self, worker: WorkerHandle, queue: deque[Task]) -> Outcome:
         task = self._culprit(worker)

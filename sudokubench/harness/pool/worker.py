@@ -25,7 +25,7 @@ from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.task import Outcome, Task, failed
-from sudokubench.harness.pool.wire import receive, to_wire
+from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
@@ -42,7 +42,7 @@ HOLD = 0.02
 LOST_PIPE = 75
 
 
-def send(conn: Connection, message: Any) -> None:
+def send(conn: Connection | PlainEnd, message: Any) -> None:
     """Send to the parent; exit at once (no traceback) when the pipe is gone: the parent
     charges the task that was running to its backend."""
     try:
@@ -147,7 +147,11 @@ def _watch(lifeline: Connection) -> None:
 
 
 def worker_main(
-    conn: Connection, lifeline: Connection, running: Any = None, warm_up: bool = False
+    conn: Connection,
+    lifeline: Connection,
+    running: Any = None,
+    warm_up: bool = False,
+    plain: bool = False,
 ) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
@@ -162,6 +166,9 @@ def worker_main(
     With `warm_up`, the first task of each backend runs once untimed and discarded (imports,
     caches, JIT) before its timed call; a second ("ready", id) restarts the parent's clock, so
     the warm-up is bounded by the task's own deadline but not charged to it.
+
+    With `plain` (a plug-in's lane), messages go up as JSON lines (`wire.PlainEnd`), never
+    pickles: the parent of a worker that runs a plug-in's code unpickles nothing from it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
@@ -175,12 +182,12 @@ def worker_main(
     die_with_parent()
     become_subreaper()  # a program's detached descendants become ours, to kill at the end
     try:
-        _serve(conn, running, warm_up)
+        _serve(PlainEnd(conn) if plain else conn, running, warm_up)
     finally:
         kill_children()
 
 
-def _serve(conn: Connection, running: Any, warm_up: bool) -> None:
+def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
     """The loop of `worker_main`: batches in, outcomes out, until the parent says stop."""
     backends: dict[str, Any] = {}
     done: list[Solved] = []  # solved, not yet checked and sent
@@ -224,7 +231,7 @@ def _serve(conn: Connection, running: Any, warm_up: bool) -> None:
                 flush()
 
 
-def _load(conn: Connection, task: Task) -> Any:
+def _load(conn: Connection | PlainEnd, task: Task) -> Any:
     """The task's backend, after sending ("ready", task_id); None after sending an ERROR
     outcome for the task when it cannot be loaded or is not available here."""
     from sudokubench.solvers import get_backend
