@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sudokubench.errors import StoreError
+from sudokubench.harness import dbfile
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
 from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
@@ -66,6 +67,16 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"no results database at {self.path} (run compare first)")
+        # held while this store is open: `dbfile.discard` removes no file another one holds
+        self._held = dbfile.hold(self.path, create)
+        try:
+            self._open(create)
+        except BaseException:
+            dbfile.release(self._held)
+            raise
+
+    def _open(self, create: bool) -> None:
+        """Connect, then check (or create, or upgrade) the schema."""
         try:
             self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             tables = {
@@ -108,8 +119,10 @@ class Store:
             self.db.executescript(INDEXES)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and release the file)."""
         self.db.close()
+        dbfile.release(self._held)
+        self._held = None
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
