@@ -1,5 +1,5 @@
-"""Plug-ins that attack the pipe from their worker to the harness, for test_isolation.py,
-reachable as `hostile_wire:NAME`.
+"""Plug-ins that attack the harness from their worker, for test_isolation.py, reachable as
+`hostile_wire:NAME`.
 
 Each finds the worker's end of the pipe and the task it runs in the worker loop's frame (what
 any plug-in can do) and writes to it past the worker's own code:
@@ -12,6 +12,8 @@ any plug-in can do) and writes to it past the worker's own code:
 - `WrongTask`: an outcome for a task id that is not its task's.
 - `Garbage`: a line of bytes that are not a message, then the true answer.
 - `DeepJson`: a JSON line nested 100,000 deep.
+- `Tamper`: not the pipe: rewrites the rows of the results database named by `HOSTILE_DB`
+  (every other backend's tasks made unsatisfiable, then deleted), then answers truly.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
 import struct
 import sys
 import time
@@ -150,4 +153,17 @@ class DeepJson(_Honest):
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
         """Send the deep line, then answer."""
         _write(b"[" * 100_000 + b"]" * 100_000 + b"\n")
+        return self.answer(puzzle, limit)
+
+
+class Tamper(_Honest):
+    """Writes the results database directly (same user, same file), then answers truly."""
+
+    name = "hostile_wire:Tamper"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Make the others' rows unsatisfiable, delete them; raises when the file is refused."""
+        with sqlite3.connect(os.environ["HOSTILE_DB"], timeout=5) as db:
+            db.execute("UPDATE tasks SET status = 'unsatisfiable' WHERE backend != ?", (self.name,))
+            db.execute("DELETE FROM tasks WHERE backend != ?", (self.name,))
         return self.answer(puzzle, limit)

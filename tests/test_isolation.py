@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from support import MULTIPLE, TELEGRAM, TESTS
 
+from sudokubench.confine import unconfined
 from sudokubench.formats import parse_grid
 from sudokubench.grid import is_solution
 
@@ -122,6 +123,15 @@ def test_a_600_mb_message_never_takes_the_parents_memory(tmp_path: Path, puzzles
     assert code == 3 and "Traceback" not in err, err
     assert_charged_alone(tmp_path / "r.sqlite", plugin, "error", f"more than {MESSAGE_BYTES:,}")
     assert 0 < peak_kb * 1024 < 300 * 2**20, peak_kb  # (not the 600 MB it sent)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(unconfined() is not None, reason=f"cannot confine here: {unconfined()}")
+def test_a_plugin_cannot_write_the_results_database(tmp_path: Path, puzzles: Path) -> None:
+    db, plugin = tmp_path / "r.sqlite", "hostile_wire:Tamper"
+    code, err, _ = compare(db, puzzles, plugin, HOSTILE_DB=str(db))
+    assert code == 3 and "Traceback" not in err, err  # its tasks are errors, nothing is wrong
+    assert_charged_alone(db, plugin, "error", "attempt to write a readonly database")
 
 
 def test_half_a_line_waits_without_blocking_and_the_rest_completes_it() -> None:

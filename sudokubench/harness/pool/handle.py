@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import math
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import types
 from collections import deque
@@ -101,10 +103,14 @@ class WorkerHandle:
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
         self.warm_up = warm_up
-        # A plug-in's worker sends JSON lines, read without blocking (`wire.PlainReader`).
+        # A plug-in's worker writes files only in a folder of its own (`confine.py`, removed
+        # with the worker) and sends JSON lines, read without blocking (`wire.PlainReader`).
         plain = lane is not None
+        self.scratch = tempfile.mkdtemp(prefix="sudokubench-plugin-") if plain else None
         self.process = ctx.Process(
-            target=worker_main, args=(child, lifeline, self.running, warm_up, plain), daemon=True
+            target=worker_main,
+            args=(child, lifeline, self.running, warm_up, self.scratch),
+            daemon=True,
         )
         with main_hidden():
             self.process.start()
@@ -220,6 +226,8 @@ class WorkerHandle:
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def stop(self, *, wait: bool = True) -> None:
         """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""

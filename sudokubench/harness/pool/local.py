@@ -22,7 +22,9 @@ How `LocalPool` works:
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
-  `Connection.send`/`recv` pickles (`pool/wire.py`).
+  `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read
+  without blocking and bounded (`pool/wire.py`); what is not a message costs that worker's
+  task (`_broke`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
   previous outcomes arrived, or when the worker reported that it had loaded the task's backend
@@ -42,9 +44,11 @@ How `LocalPool` works:
 - Lanes: sudokubench's own backends share workers; each plug-in or `exec:` backend
   (`guard.trusted` is false) has workers of its own, which never run another backend's
   task, so whatever its code does to its process (crash it, close its pipes, patch the
-  check) is charged to it alone. At most `jobs` workers live at once: a lane left without one
-  takes an idle worker's slot (that worker is stopped), else one busy worker gets no new
-  batch until it is idle and its slot changes lanes, so lanes take turns a batch or two at
+  check) is charged to it alone; such a worker (and what it starts) may change files only in
+  a temporary folder of its own (`confine.py`: not the results database). At most `jobs`
+  workers live at once: a lane left without one takes an idle worker's slot (that worker is
+  stopped), else one busy worker gets no new batch until it is idle and its slot changes
+  lanes, so lanes take turns a batch or two at
   a time.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`

@@ -15,12 +15,14 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
 from sudokubench.backend import SolveResult, Status
+from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
@@ -151,7 +153,7 @@ def worker_main(
     lifeline: Connection,
     running: Any = None,
     warm_up: bool = False,
-    plain: bool = False,
+    scratch: str | None = None,
 ) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
@@ -167,10 +169,14 @@ def worker_main(
     caches, JIT) before its timed call; a second ("ready", id) restarts the parent's clock, so
     the warm-up is bounded by the task's own deadline but not charged to it.
 
-    With `plain` (a plug-in's lane), messages go up as JSON lines (`wire.PlainEnd`), never
-    pickles: the parent of a worker that runs a plug-in's code unpickles nothing from it.
+    With a `scratch` folder (a plug-in's lane), this process and its children may change
+    files only there (`confine.confine_writes`; its temporary files go there too), and
+    messages go up as JSON lines (`wire.PlainEnd`), never pickles: the parent of a worker that
+    runs a plug-in's code unpickles nothing from it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if scratch is not None:
+        _confine(scratch)
     # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
@@ -182,9 +188,16 @@ def worker_main(
     die_with_parent()
     become_subreaper()  # a program's detached descendants become ours, to kill at the end
     try:
-        _serve(PlainEnd(conn) if plain else conn, running, warm_up)
+        _serve(conn if scratch is None else PlainEnd(conn), running, warm_up)
     finally:
         kill_children()
+
+
+def _confine(scratch: str) -> None:
+    """Changes to files only in `scratch` (where it can be done), temporary files there."""
+    confine_writes(scratch)  # (where the kernel cannot, `compare` has said so)
+    tempfile.tempdir = scratch
+    os.environ["TMPDIR"] = scratch
 
 
 def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
