@@ -3,6 +3,7 @@ database another process uses or that stores a run; paths that are not files are
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM, TESTS, cli, collection
+from support import TELEGRAM, TESTS, cli, collection, stored
 
 from sudokubench.harness import dbfile
 from sudokubench.harness.records import PuzzleRow
@@ -109,3 +110,88 @@ def test_a_database_path_that_is_not_a_file_is_one_line(
     assert result.stderr.startswith("sudokubench: error: ") and result.stderr.count("\n") == 1
     assert "is not a results database" in result.stderr
     assert list(tmp_path.iterdir()) == []  # nothing made in the folder
+
+
+def _slow_run(db: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`compare` of top95 with a backend that takes 50 ms a puzzle (about 5 s in all)."""
+    command = [sys.executable, "-m", "sudokubench", "compare", "top95", "--db", str(db)]
+    command += ["-b", "fake_backends:Sleepy", "--no-warmup"]
+    environ = {**os.environ, "PYTHONPATH": str(TESTS), "SUDOKUBENCH_TEST_SLEEP": "0.05", **env}
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=environ)  # fmt: skip
+
+
+def _resumed_completely(db: Path) -> None:
+    """`--resume 1` completes the run: 95 tasks, each solved and valid, the run complete."""
+    done = cli("compare", "--resume", "1", "--db", str(db), "--trust-backends")
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        assert list(conn.execute("SELECT status FROM runs")) == [("complete",)]
+        found = list(conn.execute("SELECT status, valid, COUNT(*) FROM tasks GROUP BY 1, 2"))
+    assert found == [("solved", 1, 95)]
+
+
+def _one_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if not line.startswith("warning: ")]
+    assert len(lines) == 1 and lines[0].startswith("sudokubench: error: "), stderr
+    return lines[0]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A 4 MB file system of its own (tmpfs: needs root), removed afterwards."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True
+        ).returncode
+    ):
+        pytest.skip("needs root to mount a small file system")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.mark.slow
+def test_a_disk_that_fills_mid_run_is_one_line_keeps_what_was_stored_and_resume_completes(
+    small_disk: Path,
+) -> None:
+    db, filler = small_disk / "r.sqlite", small_disk / "filler"
+    with _slow_run(db, {}) as run:
+        _wait_for(lambda: stored(db) > 0, "the first rows")
+        with filler.open("wb") as out, contextlib.suppress(OSError):  # the disk fills up
+            while True:
+                out.write(b"\0" * 65536)
+                out.flush()
+        _, err = run.communicate(timeout=120)
+    assert run.returncode == 2, err
+    line = _one_line(err)
+    assert "the disk is full" in line and "--resume 1" in line, line
+    kept = stored(db)
+    assert kept > 0
+    with sqlite3.connect(db) as conn:  # (marked interrupted if that write found room)
+        assert list(conn.execute("SELECT status FROM runs")) != [("complete",)]
+    filler.unlink()  # space is back
+    _resumed_completely(db)
+
+
+@pytest.mark.slow
+def test_a_lock_held_for_40_s_is_one_line_and_the_run_is_not_left_running(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    with _slow_run(db, {}) as run:
+        _wait_for(lambda: stored(db) > 0, "the first rows")
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")  # what a process of the same user can do to the file
+        time.sleep(40)
+        holder.execute("COMMIT")
+        holder.close()
+        _, err = run.communicate(timeout=120)
+    assert run.returncode == 2, err
+    line = _one_line(err)
+    assert "held its lock for 30 s" in line and "--resume 1" in line, line
+    with sqlite3.connect(db) as conn:
+        assert list(conn.execute("SELECT status FROM runs")) == [("interrupted",)]
+    _resumed_completely(db)

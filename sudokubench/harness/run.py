@@ -244,25 +244,45 @@ class _Run:
                 assert run_id is not None
                 self._begin(run_id, puzzles, tracker.read_stored())
             _execute(rows, tracker.todo(startup), tracker, self.executor, self.progress)
+            rows.close()
         except KeyboardInterrupt:
             if not rows.close():  # (what finished is committed)
                 raise  # stopped while starting: nothing is stored
             store.set_status(tracker.run_id, RunStatus.INTERRUPTED)
             raise Interrupted(tracker.run_id, store.path) from None
+        except StoreError as exc:  # a write refused (a full disk, a lock held for 30 s)
+            raise self._stopped(store, rows, exc) from None
         except BaseException:
             with contextlib.suppress(Exception):  # what finished is committed (if stored)
                 rows.close()
             raise
         finally:
             reader.close()
-        rows.close()
         run_id = tracker.run_id
         assert run_id is not None
         tracker.close_rest()
-        _record_noise(store, run_id, start, noise.snapshot())
-        report = finish_report(store, store.run(run_id), tally, par=self.par)
-        store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
+        try:
+            _record_noise(store, run_id, start, noise.snapshot())
+            report = finish_report(store, store.run(run_id), tally, par=self.par)
+            store.set_status(run_id, RunStatus.COMPLETE, disagreements=report.disagreement_count)
+        except StoreError as exc:
+            raise self._stopped(store, rows, exc) from None
         return replace(report, run=store.run(run_id))
+
+    def _stopped(self, store: Store, rows: _Rows, exc: StoreError) -> StoreError:
+        """The run stopped by a store that refused a write: marked interrupted when it is
+        stored (what finished is committed, if it can be), the error saying how to resume."""
+        run_id = self.tracker.run_id if self.tracker else None
+        if rows.writer is None or run_id is None:  # its start was not stored: nothing to resume
+            return exc
+        with contextlib.suppress(Exception):
+            rows.close()
+        with contextlib.suppress(Exception):
+            store.set_status(run_id, RunStatus.INTERRUPTED)
+        return StoreError(
+            f"{exc}; run {run_id} stopped, its finished tasks are stored: complete it with "
+            f"sudokubench compare --resume {run_id} --db {store.path}"
+        )
 
     def _begin(self, run_id: int, puzzles: int, stored: int = 0) -> None:
         """The run's id and size known (a new run stored with its puzzles): the tracker sized,

@@ -30,7 +30,7 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
-from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows
+from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows, refused
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -93,7 +93,7 @@ class Store:
             with self._reading():
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
             if row is not None and row[0] in UPGRADES:
-                with self.db:
+                with self._writing():
                     self.db.execute(UPGRADES[row[0]])
                     self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
                 row = (SCHEMA_VERSION,)
@@ -104,9 +104,10 @@ class Store:
                     f"{SCHEMA_VERSION}: use another --db or an older sudokubench"
                 )
         else:
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.executescript(SCHEMA)
-            with self.db:
+            with self._writing():
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.executescript(SCHEMA)
+            with self._writing():
                 if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
@@ -123,6 +124,16 @@ class Store:
         self.db.close()
         dbfile.release(self._held)
         self._held = None
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A transaction; a write the database refuses (locked for 30 s, a full disk, a
+        read-only file) is one StoreError naming the file (`store_write.refused`)."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as exc:
+            raise refused(self.path, exc) from None
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
@@ -149,7 +160,7 @@ class Store:
     ) -> int:
         """Record the start of a run with its puzzles, in one transaction (a run killed while
         it starts is stored whole or not at all); its id."""
-        with self.db:
+        with self._writing():
             cursor = self.db.execute(
                 "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
                 (
@@ -169,7 +180,7 @@ class Store:
         machine = self.run(run_id).machine
         known = machine.setdefault("workers", [])
         known.extend(w for w in workers if w not in known)
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
             )
@@ -179,7 +190,7 @@ class Store:
     ) -> None:
         """Mark a run running, complete or interrupted (ended is set unless running)."""
         ended = None if status == RunStatus.RUNNING else now_utc()
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET status = ?, ended = ?, disagreements = ? WHERE id = ?",
                 (status, ended, disagreements, run_id),
@@ -187,14 +198,14 @@ class Store:
 
     def set_machine(self, run_id: int, machine: dict[str, Any]) -> None:
         """Replace a run's machine description (the run adds what it measured at the end)."""
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
             )
 
     def set_args(self, run_id: int, args: dict[str, Any]) -> None:
         """Replace a run's arguments (`--resume --jobs N` runs the rest with N workers)."""
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET args = ? WHERE id = ?",
                 (json.dumps(args, allow_nan=False), run_id),
@@ -240,7 +251,7 @@ class Store:
 
     def add_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
         """Store the puzzles of a run (again on resume: existing rows are kept)."""
-        with self.db:
+        with self._writing():
             self._insert_puzzles(run_id, puzzles)
 
     def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
@@ -317,4 +328,4 @@ class Store:
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""
-        return TaskWriter(self.db, run_id, every=every, seconds=seconds)
+        return TaskWriter(self.db, run_id, every=every, seconds=seconds, path=self.path)
