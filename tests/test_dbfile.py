@@ -195,3 +195,56 @@ def test_a_lock_held_for_40_s_is_one_line_and_the_run_is_not_left_running(tmp_pa
     with sqlite3.connect(db) as conn:
         assert list(conn.execute("SELECT status FROM runs")) == [("interrupted",)]
     _resumed_completely(db)
+
+
+@pytest.fixture
+def one_run(tmp_path: Path) -> Path:
+    """A database with one complete run of one puzzle and `fast`."""
+    db = tmp_path / "r.sqlite"
+    assert cli("compare", TELEGRAM, "-b", "fast", "--db", str(db), "-q").returncode == 0
+    return db
+
+
+def _dump(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as conn:
+        return [*conn.execute("SELECT * FROM runs"), *conn.execute("SELECT * FROM tasks")]
+
+
+@pytest.mark.parametrize(
+    ("craft", "says"),
+    [
+        ("UPDATE runs SET args = json_set(args, '$.limit', 100000000000000000000), "
+         "status = 'interrupted'", "limit"),
+        ("CREATE TRIGGER t AFTER INSERT ON tasks BEGIN UPDATE tasks SET status = "
+         "'unsatisfiable'; END", "holds a trigger 't'"),
+        ("CREATE VIEW v AS SELECT * FROM tasks", "holds a view 'v'"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", [("report",), ("runs",), ("compare", "--resume", "1")])
+def test_a_crafted_database_is_one_line_and_left_as_it_is(
+    one_run: Path, craft: str, says: str, command: tuple[str, ...]
+) -> None:
+    with sqlite3.connect(one_run) as conn:
+        conn.execute(craft)
+    before = _dump(one_run)
+    result = cli(*command, "--db", str(one_run))
+    if command == ("runs",) and "limit" in says:  # (runs lists it: it reads no arguments)
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 2, result.stderr
+        assert _one_line(result.stderr).count(says) == 1
+    assert _dump(one_run) == before
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal"])
+@pytest.mark.parametrize("option", ["-o", "--plot"])
+def test_report_refuses_to_write_over_the_results_database(
+    one_run: Path, suffix: str, option: str
+) -> None:
+    before = _dump(one_run)
+    target = one_run.with_name(one_run.name + suffix)
+    result = cli("report", "--db", str(one_run), option, str(target))
+    assert result.returncode == 2, result.stderr
+    assert "is the results database" in _one_line(result.stderr)
+    assert _dump(one_run) == before
+    assert cli("runs", "--db", str(one_run)).returncode == 0

@@ -89,6 +89,7 @@ class Store:
             raise StoreError(f"{self.path} is not a results database (it holds no tables)")
         if tables and "schema_version" not in tables:
             raise StoreError(f"{self.path} is not a sudokubench results database")
+        self._refuse_additions()
         if "schema_version" in tables:
             with self._reading():
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
@@ -112,6 +113,22 @@ class Store:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._add_indexes()
+
+    def _refuse_additions(self) -> None:
+        """StoreError when the file holds a trigger or a view: sudokubench makes neither, and a
+        trigger could rewrite the rows a run stores (a view could stand for what was read)."""
+        try:
+            found = self.db.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a results database: {exc}") from None
+        if found is not None:
+            kind, name = found
+            raise StoreError(
+                f"{self.path} holds a {kind} {str(name)[:100]!r} that sudokubench did not make "
+                f"(it could change what is stored): remove it, or use another --db"
+            )
 
     def _add_indexes(self) -> None:
         """Create the indexes of `schema.INDEXES` a file written before them lacks (a file this
