@@ -248,3 +248,19 @@ def test_report_refuses_to_write_over_the_results_database(
     assert "is the results database" in _one_line(result.stderr)
     assert _dump(one_run) == before
     assert cli("runs", "--db", str(one_run)).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_read_only_database_is_read_and_never_written(small_disk: Path, one_run: Path) -> None:
+    db = small_disk / "r.sqlite"
+    db.write_bytes(one_run.read_bytes())
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    before = db.read_bytes()
+    for command in [("report",), ("runs",)]:
+        result = cli(*command, "--db", str(db))
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    for command in [("compare", TELEGRAM, "-b", "fast"), ("compare", "--resume", "1")]:
+        result = cli(*command, "--db", str(db))
+        assert result.returncode == 2, result.stderr
+        assert "it is read-only here" in _one_line(result.stderr)
+    assert db.read_bytes() == before and [p.name for p in small_disk.iterdir()] == [db.name]

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["discard", "hold", "release"]
+__all__ = ["discard", "hold", "read_only", "release"]
 
 
 def _checked(path: Path) -> os.stat_result | None:
@@ -76,6 +76,13 @@ def hold(path: Path, create: bool) -> int | None:
             return fd
         os.close(fd)
     raise StoreError(f"cannot open {path}: it keeps being replaced")  # pragma: no cover
+
+
+def read_only(path: Path) -> bool:
+    """Whether this process may not write the file or create files beside it (SQLite's
+    journal and WAL files): a read-only file, folder or file system."""
+    folder = path.parent if str(path.parent) else Path(".")
+    return not (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
 
 
 def release(fd: int | None) -> None:

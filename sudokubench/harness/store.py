@@ -79,12 +79,21 @@ class Store:
         """Connect, then check (or create, or upgrade) the schema."""
         try:
             self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-            tables = {
-                row[0]
-                for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
+            tables = self._tables()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a results database: {exc}") from None
+            if not dbfile.read_only(self.path):
+                raise StoreError(f"{self.path} is not a results database: {exc}") from None
+            if create:
+                raise StoreError(f"cannot write {self.path}: it is read-only here") from None
+            # SQLite writes beside a WAL database even to read it; a read-only copy (an
+            # archive, a read-only mount) is read as immutable: nothing else writes it.
+            self.db.close()
+            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+            try:
+                self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                tables = self._tables()
+            except sqlite3.DatabaseError as again:
+                raise StoreError(f"{self.path} is not a results database: {again}") from None
         if not tables and not create:
             raise StoreError(f"{self.path} is not a results database (it holds no tables)")
         if tables and "schema_version" not in tables:
@@ -113,6 +122,10 @@ class Store:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._add_indexes()
+
+    def _tables(self) -> set[str]:
+        query = "SELECT name FROM sqlite_master WHERE type='table'"
+        return {row[0] for row in self.db.execute(query)}
 
     def _refuse_additions(self) -> None:
         """StoreError when the file holds a trigger or a view: sudokubench makes neither, and a
