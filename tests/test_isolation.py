@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, TESTS
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, TESTS, cli
 
 from sudokubench.confine import unconfined
 from sudokubench.formats import parse_grid
@@ -188,3 +188,56 @@ def select_readable(sock: socket.socket) -> bool:
     import select
 
     return bool(select.select([sock], [], [], 0)[0])
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("/no/such/program", "cannot find the program '/no/such/program'"),
+        ("FOLDER", "is a folder"),
+        ("NOT_EXECUTABLE", "is not executable"),
+        ("''", "exec: needs a command"),
+        ("python3 'unbalanced", "No closing quotation"),
+    ],
+)
+def test_a_program_that_cannot_run_is_one_line_before_anything_runs(
+    tmp_path: Path, command: str, says: str
+) -> None:
+    plain = tmp_path / "plain.txt"
+    plain.write_text("not a program\n")
+    plain.chmod(0o644)
+    command = command.replace("FOLDER", str(tmp_path)).replace("NOT_EXECUTABLE", str(plain))
+    db = tmp_path / "r.sqlite"
+    result = cli("compare", TELEGRAM, "-b", f"fast,exec:{command}", "--db", str(db))
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sudokubench: error: "), result.stderr
+    assert says in lines[0]
+    assert not db.exists()  # nothing ran, nothing was stored
+
+
+@pytest.mark.slow
+def test_a_programs_stderr_stays_bounded_on_disk(tmp_path: Path) -> None:
+    """The program writes 100 MB to stderr, then answers truly only if its stderr file holds
+    at most `STDERR_BYTES` (it sees the file's size itself)."""
+    from sudokubench.solvers.program import STDERR_BYTES
+
+    program = tmp_path / "chatty.py"
+    program.write_text(
+        "import os, sys\n"
+        "block = b'x' * 2**20\n"
+        "for _ in range(100):\n"
+        "    try:\n"
+        "        os.write(2, block)\n"
+        "    except OSError:\n"
+        "        break\n"
+        f"ok = os.fstat(2).st_size <= {STDERR_BYTES}\n"
+        f"for line in sys.stdin:\n"
+        f"    print({TELEGRAM_SOLUTION!r} if ok else 'too much', flush=True)\n"
+    )
+    db = tmp_path / "r.sqlite"
+    name = f"exec:{sys.executable} {program}"
+    result = cli("compare", TELEGRAM, "-b", name, "--db", str(db), "--no-warmup")
+    assert result.returncode == 0, result.stderr
+    (row,) = rows(db)
+    assert (row["status"], row["valid"]) == ("solved", 1), dict(row)
