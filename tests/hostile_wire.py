@@ -12,6 +12,9 @@ any plug-in can do) and writes to it past the worker's own code:
 - `WrongTask`: an outcome for a task id that is not its task's.
 - `Garbage`: a line of bytes that are not a message, then the true answer.
 - `DeepJson`: a JSON line nested 100,000 deep.
+- `Exits`, `GenExit`, `BareBase`: raise SystemExit, GeneratorExit, BaseException from `solve`
+  (past any `except Exception`).
+- `CloseStdio`: closes descriptors 0-2 of its worker, then answers truly.
 - `Tamper`: not the pipe: rewrites the rows of the results database named by `HOSTILE_DB`
   (every other backend's tasks made unsatisfiable, then deleted), then answers truly.
 
@@ -20,6 +23,7 @@ tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sqlite3
@@ -166,4 +170,47 @@ class Tamper(_Honest):
         with sqlite3.connect(os.environ["HOSTILE_DB"], timeout=5) as db:
             db.execute("UPDATE tasks SET status = 'unsatisfiable' WHERE backend != ?", (self.name,))
             db.execute("DELETE FROM tasks WHERE backend != ?", (self.name,))
+        return self.answer(puzzle, limit)
+
+
+class Exits(_Honest):
+    """Raises SystemExit from `solve`."""
+
+    name = "hostile_wire:Exits"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Exit, as a script would."""
+        raise SystemExit(3)
+
+
+class GenExit(_Honest):
+    """Raises GeneratorExit from `solve`."""
+
+    name = "hostile_wire:GenExit"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise what closes a generator."""
+        raise GeneratorExit("closed")
+
+
+class BareBase(_Honest):
+    """Raises a bare BaseException from `solve`."""
+
+    name = "hostile_wire:BareBase"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise past `except Exception`."""
+        raise BaseException("past every except Exception")
+
+
+class CloseStdio(_Honest):
+    """Closes its worker's stdin, stdout and stderr, then answers truly."""
+
+    name = "hostile_wire:CloseStdio"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Close 0-2, answer."""
+        for fd in (0, 1, 2):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         return self.answer(puzzle, limit)

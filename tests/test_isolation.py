@@ -104,9 +104,13 @@ def test_a_crafted_pickle_from_a_plugin_never_runs_in_compare(
         ("WrongTask", "error", "an outcome for task"),
         ("Garbage", "error", "bytes that are not a message"),
         ("DeepJson", "error", "bytes that are not a message (RecursionError)"),
+        ("Exits", "error", "the backend raised SystemExit: 3"),
+        ("GenExit", "error", "the backend raised GeneratorExit: closed"),
+        ("BareBase", "error", "the backend raised BaseException: past every except"),
+        ("CloseStdio", "solved", ""),
     ],
 )
-def test_what_a_plugin_writes_up_its_pipe_costs_its_own_tasks(
+def test_what_a_plugin_does_in_its_worker_costs_its_own_tasks(
     tmp_path: Path, puzzles: Path, plugin: str, status: str, says: str
 ) -> None:
     code, err, _ = compare(tmp_path / "r.sqlite", puzzles, f"hostile_wire:{plugin}")

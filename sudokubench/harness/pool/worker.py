@@ -193,6 +193,16 @@ def worker_main(
         kill_children()
 
 
+def _solve(backend: Any, task: Task) -> Solved:
+    """`solve`, and what a plug-in raises past `Exception` there (SystemExit, GeneratorExit,
+    KeyboardInterrupt, a bare BaseException) the task's ERROR saying so, not this worker's
+    end: the plug-in's other tasks run on."""
+    try:
+        return solve(backend, task)
+    except BaseException as exc:
+        return _failed(failed(task, Status.ERROR, f"the backend raised {describe_exception(exc)}"))
+
+
 def _confine(scratch: str) -> None:
     """Changes to files only in `scratch` (where it can be done), temporary files there."""
     confine_writes(scratch)  # (where the kernel cannot, `compare` has said so)
@@ -235,11 +245,12 @@ def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
                     continue
                 backends[task.backend] = backend
                 if warm_up:
-                    run_task(backend, task)
+                    with contextlib.suppress(BaseException):  # (the timed call says it again)
+                        run_task(backend, task)
                     send(conn, ("ready", task.task_id))
             if not done:
                 since = time.perf_counter()
-            done.append(solve(backend, task))
+            done.append(_solve(backend, task))
             if time.perf_counter() - since >= HOLD:
                 flush()
 
@@ -251,7 +262,7 @@ def _load(conn: Connection | PlainEnd, task: Task) -> Any:
 
     try:
         backend = get_backend(task.backend)
-    except Exception as exc:
+    except BaseException as exc:  # (a plug-in's import may raise SystemExit, too)
         message = f"cannot load the backend: {describe_exception(exc)}"
         send(conn, [to_wire(failed(task, Status.ERROR, message))])
         return None
