@@ -264,3 +264,38 @@ def test_a_read_only_database_is_read_and_never_written(small_disk: Path, one_ru
         assert result.returncode == 2, result.stderr
         assert "it is read-only here" in _one_line(result.stderr)
     assert db.read_bytes() == before and [p.name for p in small_disk.iterdir()] == [db.name]
+
+
+@pytest.mark.slow
+def test_a_compare_behind_another_ones_start_waits_then_refuses_in_one_line(
+    one_run: Path,
+) -> None:
+    """Another process holds the write lock (as a compare storing a large input does): a short
+    hold is waited for, one past the 30 s busy timeout is one line, exit 2, nothing stored."""
+    holder = sqlite3.connect(one_run, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with subprocess.Popen(
+            [sys.executable, "-m", "sudokubench", "compare", TELEGRAM, "-b", "fast", "--db",
+             str(one_run)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ) as late:  # fmt: skip
+            _, err = late.communicate(timeout=120)
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    assert late.returncode == 2, err
+    assert "held its lock for 30 s" in _one_line(err)
+    holder = sqlite3.connect(one_run, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    waiting = subprocess.Popen(
+        [sys.executable, "-m", "sudokubench", "compare", TELEGRAM, "-b", "fast", "--db",
+         str(one_run), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(3)
+    holder.execute("COMMIT")
+    holder.close()
+    _, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, err
+    with sqlite3.connect(one_run) as conn:
+        found = list(conn.execute("SELECT id, status FROM runs"))
+    assert found == [(1, "complete"), (2, "complete")]
