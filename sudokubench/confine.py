@@ -8,6 +8,10 @@ and everything it starts, every file system change outside `folder`: opening a f
 writing or truncating it, creating, renaming, linking or removing anything. Reading is left
 alone (a plug-in reads its own data files), and so are the descriptors already open (the
 worker's pipe to the harness). `/dev/null` stays writable (programs are started with it).
+Temporary files go to `folder`; libraries' caches (`XDG_CACHE_HOME`, `NUMBA_CACHE_DIR`) to a
+folder of the plug-in's own that lasts from one run to the next (`cache_folder`), also
+writable: a plug-in built on numba's `cache=True` compiles once, not in every worker (its
+cache beside its code cannot be written: it would fail).
 
 This is the road BenchExec's container mode takes (a read-only view of the file system for
 the tool); Landlock gives it without root and without user namespaces, which many machines and
@@ -22,11 +26,12 @@ memory of it is gone; it detects the damage at best, and only after it is done.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import struct
 import sys
 
-__all__ = ["confine_writes", "unconfined"]
+__all__ = ["cache_folder", "confine_writes", "unconfined"]
 
 # Linux's system call numbers (the same on every architecture: they came after the tables
 # were unified) and the Landlock ABI (include/uapi/linux/landlock.h).
@@ -55,9 +60,20 @@ def unconfined() -> str | None:
     return None
 
 
-def confine_writes(folder: str) -> str | None:
-    """Let this process and its children change files only beneath `folder` (and write to
-    /dev/null); None when done, else why it could not be done (nothing is then changed)."""
+def cache_folder(name: str) -> str:
+    """The folder (made if needed) where the plug-in or program `name` keeps its caches from
+    one run to the next: one per name, under the user's cache folder."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    folder = os.path.join(home, "sudokubench", "plugins", digest)
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def confine_writes(folder: str, cache: str | None = None) -> str | None:
+    """Let this process and its children change files only beneath `folder` and `cache` (and
+    write to /dev/null); None when done, else why it could not be done (nothing is then
+    changed). Temporary files go to `folder`, libraries' caches to `cache`."""
     why = unconfined()
     if why is not None:
         return why
@@ -70,6 +86,7 @@ def confine_writes(folder: str) -> str | None:
         return f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})"
     try:
         rules = [(folder, handled), (os.devnull, _WRITE_FILE | (1 << 14 if abi >= 3 else 0))]
+        rules += [(cache, handled)] if cache else []
         for path, rights in rules:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             try:
@@ -84,4 +101,17 @@ def confine_writes(folder: str) -> str | None:
             return f"Landlock refused to confine ({os.strerror(ctypes.get_errno())})"
     finally:
         os.close(ruleset)
+    _redirect(folder, cache or folder)
     return None
+
+
+def _redirect(folder: str, cache: str) -> None:
+    """Temporary files into `folder`; into `cache` the caches libraries keep beside their
+    code or in the home folder (numba's `cache=True` refuses to run where it cannot write)."""
+    import tempfile
+
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    os.environ["XDG_CACHE_HOME"] = os.environ["NUMBA_CACHE_DIR"] = cache
+    config = sys.modules.get("numba.core.config")  # (read when numba was imported)
+    if config is not None:
+        config.CACHE_DIR = cache

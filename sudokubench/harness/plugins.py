@@ -112,11 +112,11 @@ def _ask_child(name: str, scratch: str) -> Probe:
 
 
 def _main(name: str, fd: int, scratch: str) -> None:  # pragma: no cover - runs in the child
-    from sudokubench.confine import confine_writes
+    from sudokubench.confine import cache_folder, confine_writes
     from sudokubench.errors import UnknownBackendError
 
-    confine_writes(scratch)  # (as its workers will be: `pool/worker.py`)
-    tempfile.tempdir = os.environ["TMPDIR"] = scratch
+    if confine_writes(scratch, cache_folder(name)) is not None:  # (as its workers will be)
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
     out = os.fdopen(fd, "w")
     try:
         reply: dict[str, object] = ask(name)._asdict()

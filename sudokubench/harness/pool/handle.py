@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from sudokubench.confine import cache_folder
 from sudokubench.harness.pool.guard import load_timeout
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.pool.wire import PlainReader, ProtocolError, receive, send
@@ -107,9 +108,10 @@ class WorkerHandle:
         # with the worker) and sends JSON lines, read without blocking (`wire.PlainReader`).
         plain = lane is not None
         self.scratch = tempfile.mkdtemp(prefix="sudokubench-plugin-") if plain else None
+        folders = (self.scratch, cache_folder(lane)) if lane is not None else None
         self.process = ctx.Process(
             target=worker_main,
-            args=(child, lifeline, self.running, warm_up, self.scratch),
+            args=(child, lifeline, self.running, warm_up, folders),
             daemon=True,
         )
         with main_hidden():

@@ -153,7 +153,7 @@ def worker_main(
     lifeline: Connection,
     running: Any = None,
     warm_up: bool = False,
-    scratch: str | None = None,
+    confined: tuple[str, str] | None = None,
 ) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
@@ -169,14 +169,14 @@ def worker_main(
     caches, JIT) before its timed call; a second ("ready", id) restarts the parent's clock, so
     the warm-up is bounded by the task's own deadline but not charged to it.
 
-    With a `scratch` folder (a plug-in's lane), this process and its children may change
-    files only there (`confine.confine_writes`; its temporary files go there too), and
+    With `confined` folders (a plug-in's lane: a temporary one, its caches'), this process
+    and its children may change files only there (`confine.confine_writes`), and
     messages go up as JSON lines (`wire.PlainEnd`), never pickles: the parent of a worker that
     runs a plug-in's code unpickles nothing from it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if scratch is not None:
-        _confine(scratch)
+    if confined is not None:
+        _confine(*confined)
     # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
@@ -188,7 +188,7 @@ def worker_main(
     die_with_parent()
     become_subreaper()  # a program's detached descendants become ours, to kill at the end
     try:
-        _serve(conn if scratch is None else PlainEnd(conn), running, warm_up)
+        _serve(conn if confined is None else PlainEnd(conn), running, warm_up)
     finally:
         kill_children()
 
@@ -203,11 +203,11 @@ def _solve(backend: Any, task: Task) -> Solved:
         return _failed(failed(task, Status.ERROR, f"the backend raised {describe_exception(exc)}"))
 
 
-def _confine(scratch: str) -> None:
-    """Changes to files only in `scratch` (where it can be done), temporary files there."""
-    confine_writes(scratch)  # (where the kernel cannot, `compare` has said so)
-    tempfile.tempdir = scratch
-    os.environ["TMPDIR"] = scratch
+def _confine(scratch: str, cache: str) -> None:
+    """Changes to files only in `scratch` and `cache` (where it can be done), temporary
+    files in `scratch`."""
+    if confine_writes(scratch, cache) is not None:  # (where it cannot, `compare` said so)
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
 
 
 def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
