@@ -24,7 +24,7 @@ How `LocalPool` works:
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
   `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read
   without blocking and bounded (`pool/wire.py`); what is not a message costs that worker's
-  task (`_broke`).
+  task (`_died`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
   previous outcomes arrived, or when the worker reported that it had loaded the task's backend
@@ -48,8 +48,7 @@ How `LocalPool` works:
   a temporary folder of its own (`confine.py`: not the results database). At most `jobs`
   workers live at once: a lane left without one takes an idle worker's slot (that worker is
   stopped), else one busy worker gets no new batch until it is idle and its slot changes
-  lanes, so lanes take turns a batch or two at
-  a time.
+  lanes, so lanes take turns a batch or two at a time.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
@@ -362,7 +361,7 @@ class LocalPool:
             return
         except ProtocolError as exc:
             if worker.tasks:
-                yield self._broke(worker, queue, str(exc))
+                yield self._died(worker, queue, str(exc))
             else:  # a stray message after its last task: nothing to blame, a fresh one next
                 self._drop(worker)
             return
@@ -397,22 +396,17 @@ class LocalPool:
         self._drop(worker)
         return outcome
 
-    def _broke(self, worker: WorkerHandle, queue: deque[Task], what: str) -> Outcome:
-        """A worker sent what is not a message (`wire.ProtocolError`): it is killed, and the
-        task it was on is an ERROR saying what it sent; the others run again."""
+    def _died(self, worker: WorkerHandle, queue: deque[Task], sent: str = "") -> Outcome:
+        """The task a dead worker was on, an ERROR saying how it ended; or, for a worker that
+        `sent` what is not a message (`wire.ProtocolError`), what it sent: it is killed. The
+        tasks behind it run again."""
         task = self._culprit(worker)
-        elapsed = time.perf_counter() - worker.started
-        message = f"its worker sent {what}; worker killed"
-        self._requeue(worker, queue)
-        self._drop(worker)
-        return failed(task, Status.ERROR, message, elapsed)
-
-    def _died(self, worker: WorkerHandle, queue: deque[Task]) -> Outcome:
-        task = self._culprit(worker)
-        worker.process.join(5)
-        elapsed = time.perf_counter() - worker.started
-        how = describe_exit(worker.process.exitcode)
-        outcome = failed(task, Status.ERROR, f"worker died: {how}", elapsed)
+        if sent:
+            message = f"its worker sent {sent}; worker killed"
+        else:
+            worker.process.join(5)
+            message = f"worker died: {describe_exit(worker.process.exitcode)}"
+        outcome = failed(task, Status.ERROR, message, time.perf_counter() - worker.started)
         self._requeue(worker, queue)
         self._drop(worker)
         return outcome
