@@ -299,3 +299,16 @@ def test_a_compare_behind_another_ones_start_waits_then_refuses_in_one_line(
     with sqlite3.connect(one_run) as conn:
         found = list(conn.execute("SELECT id, status FROM runs"))
     assert found == [(1, "complete"), (2, "complete")]
+
+
+@pytest.mark.slow
+def test_a_full_disk_at_the_start_is_one_line_and_leaves_no_file(small_disk: Path) -> None:
+    with (small_disk / "filler").open("wb") as out, contextlib.suppress(OSError):
+        while True:
+            out.write(b"\0" * 65536)
+            out.flush()
+    db = small_disk / "r.sqlite"
+    result = cli("compare", TELEGRAM, "-b", "fast", "--db", str(db))
+    assert result.returncode == 2, result.stderr
+    assert "the disk is full" in _one_line(result.stderr)
+    assert not db.exists()

@@ -68,11 +68,14 @@ class Store:
         if not create and not self.path.exists():
             raise StoreError(f"no results database at {self.path} (run compare first)")
         # held while this store is open: `dbfile.discard` removes no file another one holds
+        made = create and not self.path.exists()
         self._held = dbfile.hold(self.path, create)
         try:
             self._open(create)
         except BaseException:
             dbfile.release(self._held)
+            if made:  # (e.g. on a full disk: no empty file left behind)
+                dbfile.discard(self.path)
             raise
 
     def _open(self, create: bool) -> None:
@@ -82,6 +85,9 @@ class Store:
             tables = self._tables()
         except sqlite3.DatabaseError as exc:
             if not dbfile.read_only(self.path):
+                name = getattr(exc, "sqlite_errorname", "")
+                if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN")):
+                    raise StoreError(f"cannot open {self.path}: {exc} (a full disk?)") from None
                 raise StoreError(f"{self.path} is not a results database: {exc}") from None
             if create:
                 raise StoreError(f"cannot write {self.path}: it is read-only here") from None
