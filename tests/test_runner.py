@@ -298,14 +298,19 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def _running(argument: str) -> list[int]:
+    """The processes with `argument` as one of their command line's arguments."""
+    pids = []
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if argument in Path(f"/proc/{p}/cmdline").read_text().split("\0"):
+                pids.append(int(p))
+    return pids
+
+
 def test_kill_9_of_the_run_leaves_no_worker_or_program_running(tmp_path):
-    program = tmp_path / "hang.py"
-    pid_file = tmp_path / "program.pid"
-    program.write_text(
-        "import os, sys, time\n"
-        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
-        "sys.stdin.readline()\ntime.sleep(120)\n"
-    )
+    program = tmp_path / "hang.py"  # (found by its command line: it may not write files)
+    program.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(120)\n")
     exec_name = f"exec:{sys.executable} {program}"
     run = f"""
 import threading, time
@@ -331,9 +336,9 @@ time.sleep(120)
         pids += [int(pid) for pid in child.stdout.readline().split()]
         assert len(pids) == 2
         deadline = time.time() + 30
-        while not pid_file.exists() and time.time() < deadline:
+        while not (found := _running(str(program))) and time.time() < deadline:
             time.sleep(0.05)
-        pids.append(int(pid_file.read_text()))
+        pids += found
         time.sleep(0.3)
         assert all(_alive(pid) for pid in pids)
         child.kill()

@@ -256,6 +256,12 @@ def compare(
         raise UsageFailure(str(exc)) from None
     if jobs is not None and (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
+    if _names_code(args.backends) and not quiet:
+        from sudokubench.confine import unconfined
+
+        if why := unconfined():
+            print(f"warning: plug-ins and programs can change any file of yours: {why}",
+                  file=sys.stderr)  # fmt: skip
     reporter = _Reporter(quiet, args.jobs)
     executor = _cluster(cluster, cluster_timeout) if cluster else None
     try:

@@ -9,6 +9,7 @@ The `--db`, `--par` and `--allow-errors` options are `cli/compare.py`'s, shared 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, TextIO
@@ -35,6 +36,22 @@ def _open(db: Path) -> Store:
         return Store(db, create=False)
     except StoreError as exc:
         raise UsageFailure(str(exc)) from None
+
+
+def _refuse_the_database(db: Path, *outputs: Path | None) -> None:
+    """UsageFailure when an output would overwrite the results database (or its WAL files),
+    said before anything is opened."""
+    guarded = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    for out in outputs:
+        if out is None or str(out) == "-":
+            continue
+        for path in guarded:
+            try:
+                same = out.resolve() == path.resolve() or os.path.samefile(out, path)
+            except OSError:
+                same = False
+            if same:
+                raise UsageFailure(f"{out} is the results database {db}: write to another file")
 
 
 def _save_plot(built: Any, path: Path, kind: str, vs: tuple[str, str] | None) -> None:
@@ -154,6 +171,7 @@ def report(
         raise UsageFailure("--per-task goes with --format csv or json, without --against")
     if plot_kind not in PLOT_KINDS:
         raise UsageFailure(f"--plot-kind {plot_kind!r}: choose one of {', '.join(PLOT_KINDS)}")
+    _refuse_the_database(db, output, plot)
     store = _open(db)
     try:
         try:

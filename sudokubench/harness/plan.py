@@ -124,6 +124,8 @@ class CompareArgs:
             for name, kind in kinds.items():
                 if name in data and type(data[name]) is not kind:
                     raise TypeError(f"{name} is not an integer")
+                if name in data and not 0 <= data[name] < 2**63:  # (SQLite's integers)
+                    raise ValueError(f"{name} {data[name]} is out of range")
             if not all(isinstance(x, str) for x in (*data["files"], *data["backends"])):
                 raise TypeError("a file or backend is not text")
             return cls(**data)

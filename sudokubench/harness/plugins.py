@@ -3,7 +3,8 @@
 `compare` checks every backend before a run starts. Sudokubench's own backends are asked in
 this process; a plug-in (`module:attr`, an entry point) or an `exec:` program is asked in a
 child process (`python -m sudokubench.harness.plugins NAME`): importing it there cannot patch
-this process's checks, print into its stdout, or hang it. The child gets `load_timeout()`
+this process's checks, print into its stdout, hang it, or change files outside a temporary
+folder (`confine.py`). The child gets `load_timeout()`
 seconds (`SUDOKUBENCH_LOAD_TIMEOUT`, default 60), runs in a session of its own and is killed
 as a group when it overruns; what it prints goes to its stderr, which is discarded; its answer
 comes back as one JSON line on a descriptor of its own, at most `ANSWER_BYTES` read.
@@ -17,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from typing import NamedTuple
 
@@ -63,12 +65,18 @@ def probe(name: str) -> Probe:
     module docstring). UnknownBackendError when the backend cannot be loaded."""
     if trusted(name):
         return ask(name)
+    with tempfile.TemporaryDirectory(prefix="sudokubench-probe-") as scratch:
+        return _ask_child(name, scratch)
+
+
+def _ask_child(name: str, scratch: str) -> Probe:
+    """`ask(name)` in a child process that may change files only in `scratch`."""
     from sudokubench.errors import UnknownBackendError
 
     read, write = os.pipe()
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "sudokubench.harness.plugins", name, str(write)],
+            [sys.executable, "-m", "sudokubench.harness.plugins", name, str(write), scratch],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -109,9 +117,12 @@ def probe(name: str) -> Probe:
     return Probe(bool(reply["available"]), plain_text(reply["reason"]), reply["version"], shapes)
 
 
-def _main(name: str, fd: int) -> None:  # pragma: no cover - runs in the child
+def _main(name: str, fd: int, scratch: str) -> None:  # pragma: no cover - runs in the child
+    from sudokubench.confine import cache_folder, confine_writes
     from sudokubench.errors import UnknownBackendError
 
+    if confine_writes(scratch, cache_folder(name)) is not None:  # (as its workers will be)
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
     out = os.fdopen(fd, "w")
     try:
         reply: dict[str, object] = ask(name)._asdict()
@@ -125,4 +136,4 @@ def _main(name: str, fd: int) -> None:  # pragma: no cover - runs in the child
 
 
 if __name__ == "__main__":  # pragma: no cover - the child
-    _main(sys.argv[1], int(sys.argv[2]))
+    _main(sys.argv[1], int(sys.argv[2]), sys.argv[3])

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness import noise
+from sudokubench.harness import dbfile, noise
 from sudokubench.harness.plan import (
     CompareArgs,
     load_puzzles,
@@ -166,7 +166,8 @@ def _start(
     """A new run: stored with its puzzles, read as they are written, in one transaction
     (`Startup`, on a thread, while the first puzzles already run); when the input turns out
     bad (or Ctrl-C) before it is all stored, nothing is stored (the tasks run so far are
-    dropped), and a database file made here is removed."""
+    dropped), and a database file made here is removed unless another process holds it or
+    it stores a run (`dbfile.discard`: two compares may both have made it)."""
     made = not db.exists()
     store = Store(db, create=True)
     startup = Startup(store, args.to_json(), machine, puzzles)
@@ -178,8 +179,7 @@ def _start(
         if stopped and not startup.committed:
             store.close()
             if made:
-                for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-                    path.unlink(missing_ok=True)
+                dbfile.discard(db)
         raise
     finally:
         if stopped:  # (else its thread still holds the connection: the process ends anyway)
@@ -244,6 +244,7 @@ class _Run:
                 assert run_id is not None
                 self._begin(run_id, puzzles, tracker.read_stored())
             _execute(rows, tracker.todo(startup), tracker, self.executor, self.progress)
+            rows.close()
         except KeyboardInterrupt:
             if not rows.close():  # (what finished is committed)
                 raise  # stopped while starting: nothing is stored

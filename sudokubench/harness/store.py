@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sudokubench.errors import StoreError
+from sudokubench.harness import dbfile
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
 from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
@@ -29,7 +30,7 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
-from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows
+from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows, refused
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -66,23 +67,49 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"no results database at {self.path} (run compare first)")
+        # held while this store is open: `dbfile.discard` removes no file another one holds
+        made = create and not self.path.exists()
+        self._held = dbfile.hold(self.path, create)
+        try:
+            self._open(create)
+        except BaseException:
+            dbfile.release(self._held)
+            if made:  # (e.g. on a full disk: no empty file left behind)
+                dbfile.discard(self.path)
+            raise
+
+    def _open(self, create: bool) -> None:
+        """Connect, then check (or create, or upgrade) the schema."""
         try:
             self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-            tables = {
-                row[0]
-                for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
+            tables = self._tables()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a results database: {exc}") from None
+            if not dbfile.read_only(self.path):
+                name = getattr(exc, "sqlite_errorname", "")
+                if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN")):
+                    raise StoreError(f"cannot open {self.path}: {exc} (a full disk?)") from None
+                raise StoreError(f"{self.path} is not a results database: {exc}") from None
+            if create:
+                raise StoreError(f"cannot write {self.path}: it is read-only here") from None
+            # SQLite writes beside a WAL database even to read it; a read-only copy (an
+            # archive, a read-only mount) is read as immutable: nothing else writes it.
+            self.db.close()
+            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+            try:
+                self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                tables = self._tables()
+            except sqlite3.DatabaseError as again:
+                raise StoreError(f"{self.path} is not a results database: {again}") from None
         if not tables and not create:
             raise StoreError(f"{self.path} is not a results database (it holds no tables)")
         if tables and "schema_version" not in tables:
             raise StoreError(f"{self.path} is not a sudokubench results database")
+        self._refuse_additions()
         if "schema_version" in tables:
             with self._reading():
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
             if row is not None and row[0] in UPGRADES:
-                with self.db:
+                with self._writing():
                     self.db.execute(UPGRADES[row[0]])
                     self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
                 row = (SCHEMA_VERSION,)
@@ -93,13 +120,34 @@ class Store:
                     f"{SCHEMA_VERSION}: use another --db or an older sudokubench"
                 )
         else:
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.executescript(SCHEMA)
-            with self.db:
+            with self._writing():
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.executescript(SCHEMA)
+            with self._writing():
                 if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._add_indexes()
+
+    def _tables(self) -> set[str]:
+        query = "SELECT name FROM sqlite_master WHERE type='table'"
+        return {row[0] for row in self.db.execute(query)}
+
+    def _refuse_additions(self) -> None:
+        """StoreError when the file holds a trigger or a view: sudokubench makes neither, and a
+        trigger could rewrite the rows a run stores (a view could stand for what was read)."""
+        try:
+            found = self.db.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a results database: {exc}") from None
+        if found is not None:
+            kind, name = found
+            raise StoreError(
+                f"{self.path} holds a {kind} {str(name)[:100]!r} that sudokubench did not make "
+                f"(it could change what is stored): remove it, or use another --db"
+            )
 
     def _add_indexes(self) -> None:
         """Create the indexes of `schema.INDEXES` a file written before them lacks (a file this
@@ -108,8 +156,20 @@ class Store:
             self.db.executescript(INDEXES)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and release the file)."""
         self.db.close()
+        dbfile.release(self._held)
+        self._held = None
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A transaction; a write the database refuses (locked for 30 s, a full disk, a
+        read-only file) is one StoreError naming the file (`store_write.refused`)."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as exc:
+            raise refused(self.path, exc) from None
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
@@ -136,7 +196,7 @@ class Store:
     ) -> int:
         """Record the start of a run with its puzzles, in one transaction (a run killed while
         it starts is stored whole or not at all); its id."""
-        with self.db:
+        with self._writing():
             cursor = self.db.execute(
                 "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
                 (
@@ -156,7 +216,7 @@ class Store:
         machine = self.run(run_id).machine
         known = machine.setdefault("workers", [])
         known.extend(w for w in workers if w not in known)
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
             )
@@ -166,7 +226,7 @@ class Store:
     ) -> None:
         """Mark a run running, complete or interrupted (ended is set unless running)."""
         ended = None if status == RunStatus.RUNNING else now_utc()
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET status = ?, ended = ?, disagreements = ? WHERE id = ?",
                 (status, ended, disagreements, run_id),
@@ -174,14 +234,14 @@ class Store:
 
     def set_machine(self, run_id: int, machine: dict[str, Any]) -> None:
         """Replace a run's machine description (the run adds what it measured at the end)."""
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET machine = ? WHERE id = ?", (json.dumps(machine), run_id)
             )
 
     def set_args(self, run_id: int, args: dict[str, Any]) -> None:
         """Replace a run's arguments (`--resume --jobs N` runs the rest with N workers)."""
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE runs SET args = ? WHERE id = ?",
                 (json.dumps(args, allow_nan=False), run_id),
@@ -227,7 +287,7 @@ class Store:
 
     def add_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
         """Store the puzzles of a run (again on resume: existing rows are kept)."""
-        with self.db:
+        with self._writing():
             self._insert_puzzles(run_id, puzzles)
 
     def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
@@ -304,4 +364,4 @@ class Store:
 
     def writer(self, run_id: int, *, every: int = 1000, seconds: float = 0.1) -> TaskWriter:
         """A batching writer of task rows for this run."""
-        return TaskWriter(self.db, run_id, every=every, seconds=seconds)
+        return TaskWriter(self.db, run_id, every=every, seconds=seconds, path=self.path)

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from sudokubench.errors import StoreError
 from sudokubench.harness.records import TaskRow
 
 __all__ = [
@@ -118,6 +119,21 @@ def insert_rows(
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
 
 
+def refused(path: object, exc: sqlite3.Error) -> StoreError:
+    """The one line for a write the database refused: locked past the busy timeout, a full
+    disk, a read-only file, or whatever SQLite said."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        why = "another process held its lock for 30 s (try again when it is done)"
+    elif name.startswith("SQLITE_FULL"):
+        why = "the disk is full"
+    elif name.startswith("SQLITE_READONLY"):
+        why = "it is read-only here"
+    else:
+        why = str(exc)[:200]
+    return StoreError(f"cannot write {path}: {why}")
+
+
 class TaskWriter:
     """Buffers task rows and commits them every `every` rows or `seconds` seconds.
 
@@ -126,8 +142,13 @@ class TaskWriter:
     as a context manager, or call `close()`, which commits the rest.
     """
 
-    def __init__(self, db: sqlite3.Connection, run_id: int, *, every: int, seconds: float) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, run_id: int, *, every: int, seconds: float, path: object = ""
+    ) -> None:
         self.db = db
+        self.path = path  # (named in the error of a refused write)
+        #: What stopped the background thread's commit, raised by the next `add` or `close`.
+        self.failure: StoreError | None = None
         self.run_id = run_id
         self.every = every
         self.seconds = seconds
@@ -147,7 +168,11 @@ class TaskWriter:
     def _flush_now_and_then(self) -> None:
         while not self.stopping.wait(max(self.seconds, 0.05)):
             if self.pending and time.monotonic() - self.last >= self.seconds:
-                self.flush()
+                try:
+                    self.flush()
+                except StoreError as exc:  # (the main thread raises it: one line, no traceback)
+                    self.failure = exc
+                    return
 
     def add(self, row: TaskRow) -> None:
         """Queue one row; commits when the batch is full or old enough."""
@@ -158,16 +183,22 @@ class TaskWriter:
             self.flush()
 
     def flush(self) -> None:
-        """Commit every queued row."""
+        """Commit every queued row; StoreError when the database refuses them (they stay
+        queued, nothing of them is stored)."""
+        if self.failure is not None:
+            raise self.failure
         with self.lock:
             if self.pending:
-                with self.db:
-                    insert_rows(
-                        self.db,
-                        f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
-                        1 + len(TaskRow._fields),
-                        self.pending,
-                    )
+                try:
+                    with self.db:
+                        insert_rows(
+                            self.db,
+                            f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
+                            1 + len(TaskRow._fields),
+                            self.pending,
+                        )
+                except sqlite3.OperationalError as exc:
+                    raise refused(self.path, exc) from None
                 self.pending.clear()
             self.last = time.monotonic()
 

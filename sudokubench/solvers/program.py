@@ -15,8 +15,10 @@ its stdin and reads one line from its stdout: the solution in line form or numer
   is outside it, but its first answer includes whatever the program does lazily (use warm-ups).
 - Stats: none (the program's effort is not visible); a program finds one solution, so it can
   solve and say "none" but cannot count (`limit` above 1 still returns at most one solution).
-- Size: an answer line may be at most `MAX_LINE` (64 KiB) long; a program that writes more
-  without a newline is killed and the task is an ERROR (memory stays bounded).
+- Size: its stderr (a file, so it never blocks) stops growing at `STDERR_BYTES` (16 MiB): the
+  program's writes past it fail. An answer line may be at most `MAX_LINE` (64 KiB) long; a
+  program that writes more without a newline is killed and the task is an ERROR (memory
+  stays bounded).
 - Puzzles with conflicting givens are sent too: what a program says about them is checked.
 - On Linux the program gets its own session (its process group is what a kill stops) and dies
   with the process that started it (`PR_SET_PDEATHSIG`), so a killed worker leaves no orphan.
@@ -48,6 +50,11 @@ from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
 from sudokubench.processes import die_with_parent, reap_orphans
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows (where no program gets `_child_setup`)
+    resource = None  # type: ignore[assignment]
+
 __all__ = ["MAX_LINE", "ExecBackend"]
 
 #: Answer lines that mean "this puzzle has no solution".
@@ -57,6 +64,8 @@ QUOTE = 60
 #: Most bytes of one answer line (a 25x25 grid in numeric tokens is under 2,000): a program
 #: that writes more without a newline is killed and the task is an ERROR.
 MAX_LINE = 65536
+#: Most bytes of a program's stderr kept on disk (the limit of any file it writes: `ulimit -f`).
+STDERR_BYTES = 16 * 2**20
 
 
 class _LineTooLong(Exception):
@@ -64,9 +73,15 @@ class _LineTooLong(Exception):
 
 
 def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """A session of its own (so its process group can be killed), and death with its parent."""
+    """A session of its own (so its process group can be killed), death with its parent, and
+    files (its stderr's among them) of at most `STDERR_BYTES`: past it a write fails (EFBIG,
+    SIGXFSZ ignored) instead of filling the disk."""
     os.setsid()
     die_with_parent()
+    if resource is None:
+        return
+    resource.setrlimit(resource.RLIMIT_FSIZE, (STDERR_BYTES, STDERR_BYTES))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 class ExecBackend(BaseBackend):
@@ -81,7 +96,12 @@ class ExecBackend(BaseBackend):
         if not command.strip():
             raise ValueError("exec: needs a command, e.g. exec:'./solver'")
         self.command = command
-        self.argv = shlex.split(command)
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:  # e.g. an unbalanced quote
+            raise ValueError(f"exec: cannot split {command!r} as a shell would: {exc}") from None
+        if not self.argv or not self.argv[0]:
+            raise ValueError("exec: needs a command, e.g. exec:'./solver'")
         self.name = f"exec:{command}"
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: Any = None
@@ -93,15 +113,22 @@ class ExecBackend(BaseBackend):
         ExecBackend._instances.add(self)
 
     def available(self) -> bool:
-        """Whether the program exists and is executable."""
-        program = self.argv[0]
-        return shutil.which(program) is not None or (
-            os.path.sep in program and os.access(program, os.X_OK)
-        )
+        """Whether the program exists and is an executable file."""
+        return not self.unavailable_reason()
 
     def unavailable_reason(self) -> str:
-        """Why `available()` is false."""
-        return "" if self.available() else f"cannot find the program {self.argv[0]!r}"
+        """Why `available()` is false: no such program, a folder, a file that is not
+        executable; "" when it is available."""
+        program = self.argv[0]
+        if os.path.sep not in program:  # looked up on PATH, as a shell does
+            return "" if shutil.which(program) else f"cannot find the program {program!r}"
+        if os.path.isdir(program):
+            return f"the program {program!r} is a folder"
+        if not os.path.isfile(program):
+            return f"cannot find the program {program!r}"
+        if not os.access(program, os.X_OK):
+            return f"the program {program!r} is not executable (chmod +x it)"
+        return ""
 
     def version(self) -> str | None:
         """Unknown for a program."""

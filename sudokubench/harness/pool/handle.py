@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import math
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import types
 from collections import deque
@@ -24,9 +26,10 @@ from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from sudokubench.confine import cache_folder
 from sudokubench.harness.pool.guard import load_timeout
 from sudokubench.harness.pool.task import Task
-from sudokubench.harness.pool.wire import receive, send
+from sudokubench.harness.pool.wire import PlainReader, ProtocolError, receive, send
 from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
 from sudokubench.processes import kill_tree
 
@@ -100,8 +103,16 @@ class WorkerHandle:
         self.conn, child = ctx.Pipe(duplex=True)
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
+        self.warm_up = warm_up
+        # A plug-in's worker writes files only in a folder of its own (`confine.py`, removed
+        # with the worker) and sends JSON lines, read without blocking (`wire.PlainReader`).
+        plain = lane is not None
+        self.scratch = tempfile.mkdtemp(prefix="sudokubench-plugin-") if plain else None
+        folders = (self.scratch, cache_folder(lane)) if lane is not None else None
         self.process = ctx.Process(
-            target=worker_main, args=(child, lifeline, self.running, warm_up), daemon=True
+            target=worker_main,
+            args=(child, lifeline, self.running, warm_up, folders),
+            daemon=True,
         )
         with main_hidden():
             self.process.start()
@@ -114,6 +125,8 @@ class WorkerHandle:
         self.tasks: deque[Task] = deque()  # in flight, in the order the worker runs them
         self.deadline = math.inf
         self.started = 0.0
+        self._reader = PlainReader(self.conn.fileno()) if plain else None
+        self._readies = (-1, 0)  # the task last announced ready, and how many times
         #: Seconds per task lately (wall time between outcome messages over their tasks),
         #: 0.0 until known: how long the tasks in flight will keep the worker busy (`ahead`).
         self.pace = 0.0
@@ -127,9 +140,27 @@ class WorkerHandle:
 
     def messages(self) -> Iterator[Any]:
         """The messages waiting in the pipe, without blocking; EOFError (or OSError) once the
-        worker is gone and every message it sent before has been yielded."""
+        worker is gone and every message it sent before has been yielded; `ProtocolError`
+        for what a plug-in's worker sent that is not a message."""
+        if self._reader is not None:
+            yield from self._reader.messages(self.readable)
+            return
         while self.readable():
             yield receive(self.conn)
+
+    def ready(self, task_id: object, now: float, grace: Callable[[float], float]) -> None:
+        """The worker loaded the backend of the task at the head (and, with warm-up, ran it
+        once more untimed): its clock starts now. The parent's clock is its own: a task is
+        announced at most once, twice with warm-up, else `ProtocolError`."""
+        head = self.tasks[0].task_id
+        if task_id != head:
+            raise ProtocolError(f"task {task_id!r} announced ready when task {head} was due")
+        seen = self._readies[1] + 1 if self._readies[0] == head else 1
+        if seen > 1 + self.warm_up:
+            raise ProtocolError(f"task {head} announced ready {seen} times")
+        self._readies = (head, seen)
+        self.loaded.add(self.tasks[0].backend)
+        self.arm(now, grace)
 
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks
@@ -197,6 +228,8 @@ class WorkerHandle:
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def stop(self, *, wait: bool = True) -> None:
         """Ask the worker to exit; with `wait`, give it 2 s and then kill it."""

@@ -22,7 +22,9 @@ How `LocalPool` works:
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
-  `Connection.send`/`recv` pickles (`pool/wire.py`).
+  `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read
+  without blocking and bounded (`pool/wire.py`); what is not a message costs that worker's
+  task (`_died`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
   previous outcomes arrived, or when the worker reported that it had loaded the task's backend
@@ -42,10 +44,11 @@ How `LocalPool` works:
 - Lanes: sudokubench's own backends share workers; each plug-in or `exec:` backend
   (`guard.trusted` is false) has workers of its own, which never run another backend's
   task, so whatever its code does to its process (crash it, close its pipes, patch the
-  check) is charged to it alone. At most `jobs` workers live at once: a lane left without one
-  takes an idle worker's slot (that worker is stopped), else one busy worker gets no new
-  batch until it is idle and its slot changes lanes, so lanes take turns a batch or two at
-  a time.
+  check) is charged to it alone; such a worker (and what it starts) may change files only in
+  a temporary folder of its own (`confine.py`: not the results database). At most `jobs`
+  workers live at once: a lane left without one takes an idle worker's slot (that worker is
+  stopped), else one busy worker gets no new batch until it is idle and its slot changes
+  lanes, so lanes take turns a batch or two at a time.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
@@ -91,7 +94,7 @@ from sudokubench.harness.pool.guard import trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
-from sudokubench.harness.pool.wire import from_wire
+from sudokubench.harness.pool.wire import ProtocolError, from_wire
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
 
@@ -341,18 +344,27 @@ class LocalPool:
             for message in worker.messages():
                 now = time.perf_counter()
                 if isinstance(message, tuple):  # ("ready", task_id): backend loaded, clock starts
-                    worker.loaded.add(worker.tasks[0].backend)
-                    worker.arm(now, self.grace)
+                    worker.ready(message[1], now, self.grace)
                     worker.heard(now, 0)  # (the load is not part of the pace)
                     done = 0
                     continue
                 for wire in message:  # outcomes, in task order
-                    yield from_wire(worker.tasks.popleft(), wire)
+                    if not worker.tasks:
+                        raise ProtocolError("an outcome when no task was in flight")
+                    outcome = from_wire(worker.tasks[0], wire)  # (a bad one leaves it in flight)
+                    worker.tasks.popleft()
+                    yield outcome
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
                 yield self._died(worker, queue)
+            return
+        except ProtocolError as exc:
+            if worker.tasks:
+                yield self._died(worker, queue, str(exc))
+            else:  # a stray message after its last task: nothing to blame, a fresh one next
+                self._drop(worker)
             return
         if done:
             worker.heard(time.perf_counter(), done)
@@ -385,12 +397,17 @@ class LocalPool:
         self._drop(worker)
         return outcome
 
-    def _died(self, worker: WorkerHandle, queue: deque[Task]) -> Outcome:
+    def _died(self, worker: WorkerHandle, queue: deque[Task], sent: str = "") -> Outcome:
+        """The task a dead worker was on, an ERROR saying how it ended; or, for a worker that
+        `sent` what is not a message (`wire.ProtocolError`), what it sent: it is killed. The
+        tasks behind it run again."""
         task = self._culprit(worker)
-        worker.process.join(5)
-        elapsed = time.perf_counter() - worker.started
-        how = describe_exit(worker.process.exitcode)
-        outcome = failed(task, Status.ERROR, f"worker died: {how}", elapsed)
+        if sent:
+            message = f"its worker sent {sent}; worker killed"
+        else:
+            worker.process.join(5)
+            message = f"worker died: {describe_exit(worker.process.exitcode)}"
+        outcome = failed(task, Status.ERROR, message, time.perf_counter() - worker.started)
         self._requeue(worker, queue)
         self._drop(worker)
         return outcome

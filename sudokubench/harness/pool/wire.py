@@ -1,26 +1,87 @@
 """What travels between `LocalPool` and its workers, and how.
 
-Both directions use `multiprocessing.connection.Connection.send`/`recv` (public API: one
-pickle a message). Parent -> worker: a batch, a list of `Task`s as plain tuples (smaller and
-faster to pickle than named ones), or None to stop. Worker -> parent: ("ready", task_id) once a
-task's backend is loaded (its clock starts then), or a list of outcomes in task order, each a
-plain tuple whose first field is the task id (`to_wire`) and which `from_wire` names again.
+Parent -> worker: a batch, a list of `Task`s as plain tuples (smaller and faster to pickle than
+named ones), or None to stop, sent with `multiprocessing.connection.Connection.send` (one
+pickle a message: the worker unpickles only what the parent chose). Worker -> parent:
+("ready", task_id) once a task's backend is loaded (its clock starts then), or a list of
+outcomes in task order, each a plain tuple whose first field is the task id (`to_wire`) and
+which `from_wire` names again.
+
+The worker -> parent direction has two forms, chosen by the lane (`guard.trusted`):
+
+- sudokubench's own backends: `Connection` pickles, the fastest form (their worker runs only
+  sudokubench's code, so what it sends is what `to_wire` made);
+- a plug-in's or program's lane (`PlainEnd` in the worker, `PlainReader` in the parent): one
+  JSON line a message, at most `MESSAGE_BYTES`. Its worker runs the plug-in's code, which can
+  write any bytes to the pipe; unpickling them could run code it chose in the parent (a
+  `__reduce__` is a call), so the parent reads only data: JSON (strict: no NaN, bounded
+  depth, every field of its type, `decode`), read without blocking (half a message never
+  holds the parent) and at most `MESSAGE_BYTES` held (a huge one never takes its memory).
+  Anything else is a `ProtocolError`, which costs the worker's lane its current task.
+
+Roads not taken: `marshal` and a fixed `struct` carry only data too, but `marshal` is
+documented as unsafe against crafted input, and a struct cannot hold the variable solutions
+and stats without a format of our own; pickle with a restricted `Unpickler.find_class` still
+runs the pickle machine on hostile bytes (and its memory is not bounded by the size).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.pool.task import Outcome, Task
 
-__all__ = ["Wire", "from_wire", "receive", "send", "to_wire"]
+__all__ = [
+    "MESSAGE_BYTES",
+    "PlainEnd",
+    "PlainReader",
+    "ProtocolError",
+    "Wire",
+    "decode",
+    "encode",
+    "from_wire",
+    "receive",
+    "send",
+    "to_wire",
+]
 
 #: An outcome on the wire: (task_id, the outcome's fields after `task`, in their order).
 Wire = tuple
 
+#: Most bytes of one message from a plug-in's worker (an outcome bigger than this, e.g.
+#: thousands of 25x25 solutions, is sent as an ERROR saying so).
+MESSAGE_BYTES = 16 * 2**20
+#: Bytes read from the pipe at a time.
+_CHUNK = 2**20
+
 _STATUSES = {s.value: s for s in Status}
+_NUMBER = (int, float)
+#: The type of each field of a wire outcome, in order (`Outcome`'s fields, the task as its id).
+_FIELDS: tuple[Any, ...] = (
+    int,  # task id
+    str,  # status
+    int,  # count
+    bool,  # exhaustive
+    list,  # solutions
+    _NUMBER,  # encode_s
+    _NUMBER,  # solve_s
+    _NUMBER,  # wall_s
+    dict,  # stats
+    str,  # message
+    bool,  # checked
+    str,  # verdict
+    (str, type(None)),  # problem
+    str,  # host
+)
+assert len(_FIELDS) == len(Outcome._fields)
+
+
+class ProtocolError(Exception):
+    """What a worker sent is not a message of this protocol (says what it was)."""
 
 
 def to_wire(outcome: Outcome) -> Wire:
@@ -29,17 +90,138 @@ def to_wire(outcome: Outcome) -> Wire:
 
 
 def from_wire(task: Task, wire: Wire) -> Outcome:
-    """The outcome of `task` from what the worker sent (`wire[0]` must be its id)."""
-    if wire[0] != task.task_id:  # pragma: no cover - a protocol bug
-        raise RuntimeError(f"worker answered task {wire[0]}, expected {task}")
-    return Outcome(task, _STATUSES[wire[1]], *wire[2:])
+    """The outcome of `task` from what the worker sent; ProtocolError when it names another
+    task or a status that does not exist."""
+    if wire[0] != task.task_id:
+        raise ProtocolError(f"an outcome for task {wire[0]!r} when task {task.task_id} was due")
+    status = _STATUSES.get(wire[1])
+    if status is None:
+        raise ProtocolError(f"an outcome with status {str(wire[1])[:40]!r}")
+    return Outcome(task, status, *wire[2:])
 
 
-def send(conn: Connection, message: Any) -> None:
+def send(conn: Connection | PlainEnd, message: Any) -> None:
     """Send one message (see the module docstring for the kinds)."""
     conn.send(message)
 
 
-def receive(conn: Connection) -> Any:
+def receive(conn: Connection | PlainEnd) -> Any:
     """The next message; EOFError once the other end is closed."""
     return conn.recv()
+
+
+def encode(message: Any) -> bytes:
+    """A message as one JSON line (the worker's side of a plug-in's lane)."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number here")
+
+
+def decode(line: bytes) -> Any:
+    """The message of one JSON line from a plug-in's worker: ("ready", task_id) or a list of
+    wire outcomes with every field of its type; ProtocolError for anything else."""
+    try:
+        message = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # (UnicodeDecodeError is a ValueError)
+        raise ProtocolError(f"bytes that are not a message ({type(exc).__name__})") from None
+    if type(message) is not list or not message:
+        raise ProtocolError(f"a message that is not a list ({type(message).__name__})")
+    if message[0] == "ready":
+        if len(message) != 2 or type(message[1]) is not int:
+            raise ProtocolError("a malformed ready message")
+        return ("ready", message[1])
+    for k, wire in enumerate(message):
+        why = _malformed(wire)
+        if why is not None:
+            raise ProtocolError(f"a malformed outcome: {why}")
+        message[k] = (*wire[:4], tuple(wire[4]), *wire[5:])
+    return message
+
+
+#: The types of a usual wire outcome's fields, as `json.loads` gives them (`_malformed`'s
+#: quick path: one comparison instead of a check per field).
+_USUAL = (int, str, int, bool, list, float, float, float, dict, str, bool, str, type(None), str)
+
+
+def _malformed(wire: object) -> str | None:
+    if type(wire) is list and tuple(map(type, wire)) == _USUAL:
+        return None if all(type(s) is str for s in wire[4]) else "a solution that is not text"
+    if type(wire) is not list or len(wire) != len(_FIELDS):
+        return "not a list of the outcome's fields"
+    for value, kind, name in zip(wire, _FIELDS, ("task", *Outcome._fields[1:]), strict=True):
+        if not isinstance(value, kind) or (kind is int and type(value) is bool):
+            return f"{name} is a {type(value).__name__}"
+    if not all(type(s) is str for s in wire[4]):
+        return "a solution that is not text"
+    return None
+
+
+def _too_large(wire: list[Any], size: int) -> list[Any]:
+    """The ERROR sent instead of an outcome whose message would be `size` bytes."""
+    message = f"the answer is too large to send ({size:,} bytes, at most {MESSAGE_BYTES:,})"
+    error = Status.ERROR.value
+    return [wire[0], error, 0, False, [], 0.0, 0.0, wire[7], {}, message, True, "?", None, wire[13]]
+
+
+class PlainEnd:
+    """The worker's end of a plug-in's lane: `recv` the parent's pickles, `send` JSON lines."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self._fd = conn.fileno()
+
+    def recv(self) -> Any:
+        """The parent's next message (EOFError once it closed its end)."""
+        return self.conn.recv()
+
+    def send(self, message: Any) -> None:
+        """Send a message as one JSON line; outcomes that together would exceed
+        `MESSAGE_BYTES` go one by one, and one too large alone as an ERROR saying so."""
+        data = encode(message)
+        if len(data) > MESSAGE_BYTES and type(message) is list:
+            if len(message) > 1:
+                for wire in message:
+                    self.send([wire])
+                return
+            data = encode([_too_large(list(message[0]), len(data))])
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+
+class PlainReader:
+    """The parent's end of a plug-in's lane: reads JSON lines without blocking."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+
+    def messages(self, readable: Any) -> Any:
+        """Yield the whole messages waiting (`readable()` says whether the pipe has bytes, so
+        a read never blocks); ProtocolError for bytes that are not one, or a message over
+        `MESSAGE_BYTES`; EOFError once the worker closed the pipe and all was yielded."""
+        buffer, closed, got = self._buffer, False, 0
+        while got <= MESSAGE_BYTES and readable():
+            chunk = os.read(self._fd, _CHUNK)
+            if not chunk:
+                closed = True
+                break
+            got += len(chunk)
+            buffer += chunk
+            if len(buffer) > MESSAGE_BYTES and buffer.find(b"\n") < 0:
+                break
+        start = 0
+        while (end := buffer.find(b"\n", start)) >= 0:
+            if end - start > MESSAGE_BYTES:
+                break
+            message = decode(bytes(buffer[start:end]))
+            start = end + 1
+            yield message
+        del buffer[:start]
+        if len(buffer) > MESSAGE_BYTES:
+            self._buffer = bytearray()
+            raise ProtocolError(f"a message of more than {MESSAGE_BYTES:,} bytes")
+        if closed:
+            raise EOFError

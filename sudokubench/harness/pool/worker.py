@@ -15,17 +15,19 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
 from sudokubench.backend import SolveResult, Status, Timed, stamp, timed_call
+from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.task import Outcome, Task, failed
-from sudokubench.harness.pool.wire import receive, to_wire
+from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
@@ -42,7 +44,7 @@ HOLD = 0.02
 LOST_PIPE = 75
 
 
-def send(conn: Connection, message: Any) -> None:
+def send(conn: Connection | PlainEnd, message: Any) -> None:
     """Send to the parent; exit at once (no traceback) when the pipe is gone: the parent
     charges the task that was running to its backend."""
     try:
@@ -144,7 +146,11 @@ def _watch(lifeline: Connection) -> None:
 
 
 def worker_main(
-    conn: Connection, lifeline: Connection, running: Any = None, warm_up: bool = False
+    conn: Connection,
+    lifeline: Connection,
+    running: Any = None,
+    warm_up: bool = False,
+    confined: tuple[str, str] | None = None,
 ) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
@@ -159,8 +165,15 @@ def worker_main(
     With `warm_up`, the first task of each backend runs once untimed and discarded (imports,
     caches, JIT) before its timed call; a second ("ready", id) restarts the parent's clock, so
     the warm-up is bounded by the task's own deadline but not charged to it.
+
+    With `confined` folders (a plug-in's lane: a temporary one, its caches'), this process
+    and its children may change files only there (`confine.confine_writes`), and
+    messages go up as JSON lines (`wire.PlainEnd`), never pickles: the parent of a worker that
+    runs a plug-in's code unpickles nothing from it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if confined is not None:
+        _confine(*confined)
     # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
@@ -172,12 +185,29 @@ def worker_main(
     die_with_parent()
     become_subreaper()  # a program's detached descendants become ours, to kill at the end
     try:
-        _serve(conn, running, warm_up)
+        _serve(conn if confined is None else PlainEnd(conn), running, warm_up)
     finally:
         kill_children()
 
 
-def _serve(conn: Connection, running: Any, warm_up: bool) -> None:
+def _solve(backend: Any, task: Task) -> Solved:
+    """`solve`, and what a plug-in raises past `Exception` there (SystemExit, GeneratorExit,
+    KeyboardInterrupt, a bare BaseException) the task's ERROR saying so, not this worker's
+    end: the plug-in's other tasks run on."""
+    try:
+        return solve(backend, task)
+    except BaseException as exc:
+        return _failed(failed(task, Status.ERROR, f"the backend raised {describe_exception(exc)}"))
+
+
+def _confine(scratch: str, cache: str) -> None:
+    """Changes to files only in `scratch` and `cache` (where it can be done), temporary
+    files in `scratch`."""
+    if confine_writes(scratch, cache) is not None:  # (where it cannot, `compare` said so)
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
+
+
+def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
     """The loop of `worker_main`: batches in, outcomes out, until the parent says stop."""
     backends: dict[str, Any] = {}
     done: list[Solved] = []  # solved, not yet checked and sent
@@ -212,23 +242,24 @@ def _serve(conn: Connection, running: Any, warm_up: bool) -> None:
                     continue
                 backends[task.backend] = backend
                 if warm_up:
-                    run_task(backend, task)
+                    with contextlib.suppress(BaseException):  # (the timed call says it again)
+                        run_task(backend, task)
                     send(conn, ("ready", task.task_id))
             if not done:
                 since = time.perf_counter()
-            done.append(solve(backend, task))
+            done.append(_solve(backend, task))
             if time.perf_counter() - since >= HOLD:
                 flush()
 
 
-def _load(conn: Connection, task: Task) -> Any:
+def _load(conn: Connection | PlainEnd, task: Task) -> Any:
     """The task's backend, after sending ("ready", task_id); None after sending an ERROR
     outcome for the task when it cannot be loaded or is not available here."""
     from sudokubench.solvers import get_backend
 
     try:
         backend = get_backend(task.backend)
-    except Exception as exc:
+    except BaseException as exc:  # (a plug-in's import may raise SystemExit, too)
         message = f"cannot load the backend: {describe_exception(exc)}"
         send(conn, [to_wire(failed(task, Status.ERROR, message))])
         return None
