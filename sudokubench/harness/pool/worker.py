@@ -24,6 +24,7 @@ from sudokubench.backend import SolveResult, Status
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
+from sudokubench.harness.pool.memory import PeakMemory
 from sudokubench.harness.pool.task import Outcome, Task, failed
 from sudokubench.harness.pool.wire import receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
@@ -66,6 +67,19 @@ class Solved(NamedTuple):
     wall_s: float
     cpu_s: float
     failure: Outcome | None = None
+    peak_memory_bytes: int | None = None  # the worker's peak resident set during the call
+
+
+#: This process's `PeakMemory` and its pid: made in the worker itself (a fork server that
+#: imported this module would otherwise hand its own /proc/self to every worker).
+_peak: tuple[int, PeakMemory] | None = None
+
+
+def _memory() -> PeakMemory:
+    global _peak
+    if _peak is None or _peak[0] != os.getpid():
+        _peak = (os.getpid(), PeakMemory())
+    return _peak[1]
 
 
 def solve(backend: Any, task: Task) -> Solved:
@@ -79,16 +93,19 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
+    memory = _memory()
+    memory.reset()  # (outside the timed region, as the read below)
     cpu = time.process_time()
     start = time.perf_counter()
     try:
         result = backend.solve(puzzle, limit=task.limit, timeout=timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
-        return _failed(failed(task, Status.ERROR, describe_exception(exc), wall_s))
+        outcome = failed(task, Status.ERROR, describe_exception(exc), wall_s)
+        return _failed(outcome._replace(peak_memory_bytes=memory.peak()))
     wall_s = time.perf_counter() - start
     cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
-    return Solved(task, puzzle, result, wall_s, cpu_s)
+    return Solved(task, puzzle, result, wall_s, cpu_s, None, memory.peak())
 
 
 def _failed(outcome: Outcome) -> Solved:
@@ -114,7 +131,8 @@ def _checked(solved: Solved) -> Outcome:
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
     try:
-        return _outcome(task, result, voice, solved.wall_s, solved.cpu_s)
+        outcome = _outcome(task, result, voice, solved.wall_s, solved.cpu_s)
+        return outcome._replace(peak_memory_bytes=solved.peak_memory_bytes)
     except Exception as exc:  # e.g. a solution whose str() raises
         return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
 

@@ -25,6 +25,7 @@ import heapq
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sudokubench.backend import Status
@@ -85,6 +86,7 @@ class Tally:
         self.errors: dict[str, dict[str, list[int]]] = {b: {} for b in self.backends}
         self.timeouts: Counter[str] = Counter()
         self.hosts: dict[str, tuple[int, set[str]]] = {}
+        self.peak_memory: dict[str, int] = {}  # per backend, the most of its tasks
         self.cpu_s = 0.0
         self.cpu_wall_s = 0.0
         self.noise: dict[str, _Noise] = {}
@@ -191,6 +193,9 @@ class Tally:
                 seen[1].add(t.host)
                 if t.task_id < seen[0]:
                     self.hosts[t.backend] = (t.task_id, seen[1])
+        peak = t.peak_memory_bytes
+        if peak is not None and peak > self.peak_memory.get(t.backend, -1):
+            self.peak_memory[t.backend] = peak
         cpu = t.stats.get(CPU_KEY)
         if cpu is not None:
             self.cpu_s += float(cpu)
@@ -311,7 +316,7 @@ class Tally:
                 acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
                 for acc in accs
             ]
-            whole.append(made[0])
+            whole.append(replace(made[0], peak_memory_bytes=self.peak_memory.get(name)))
             for group, summary in zip(split, made[1:], strict=True):
                 group.append(summary)
         collections = {
