@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from sudokubench.backend import SolveResult, Status
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
+from sudokubench.harness.noise import CpuWait
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.memory import PeakMemory
 from sudokubench.harness.pool.task import Outcome, Task, failed
@@ -31,11 +32,15 @@ from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
-__all__ = ["CPU_KEY", "HOLD", "run_task", "worker_main"]
+__all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
 
 #: The stats key of the worker's CPU time during the timed call (measured by the harness, so
 #: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
 CPU_KEY = "cpu_s"
+
+#: The stats key of the seconds the worker waited for a CPU during the timed call (the
+#: run-queue delay, `noise.CpuWait`): time that other programs took from the task.
+WAIT_KEY = "cpu_wait_s"
 
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.02
@@ -68,18 +73,19 @@ class Solved(NamedTuple):
     cpu_s: float
     failure: Outcome | None = None
     peak_memory_bytes: int | None = None  # the worker's peak resident set during the call
+    wait_s: float | None = None  # the seconds it waited for a CPU during the call
 
 
-#: This process's `PeakMemory` and its pid: made in the worker itself (a fork server that
-#: imported this module would otherwise hand its own /proc/self to every worker).
-_peak: tuple[int, PeakMemory] | None = None
+#: This process's `PeakMemory` and `CpuWait`, and its pid: made in the worker itself (a fork
+#: server that imported this module would otherwise hand its own /proc/self to every worker).
+_probes: tuple[int, PeakMemory, CpuWait] | None = None
 
 
-def _memory() -> PeakMemory:
-    global _peak
-    if _peak is None or _peak[0] != os.getpid():
-        _peak = (os.getpid(), PeakMemory())
-    return _peak[1]
+def _measures() -> tuple[PeakMemory, CpuWait]:
+    global _probes
+    if _probes is None or _probes[0] != os.getpid():
+        _probes = (os.getpid(), PeakMemory(), CpuWait())
+    return _probes[1], _probes[2]
 
 
 def solve(backend: Any, task: Task) -> Solved:
@@ -93,8 +99,9 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
-    memory = _memory()
-    memory.reset()  # (outside the timed region, as the read below)
+    memory, waited = _measures()
+    memory.reset()  # (outside the timed region, as the reads below)
+    wait = waited.seconds()
     cpu = time.process_time()
     start = time.perf_counter()
     try:
@@ -105,7 +112,9 @@ def solve(backend: Any, task: Task) -> Solved:
         return _failed(outcome._replace(peak_memory_bytes=memory.peak()))
     wall_s = time.perf_counter() - start
     cpu_s = time.process_time() - cpu  # this process's CPU time in the call (the harness's)
-    return Solved(task, puzzle, result, wall_s, cpu_s, None, memory.peak())
+    after = waited.seconds()
+    wait_s = None if wait is None or after is None else after - wait
+    return Solved(task, puzzle, result, wall_s, cpu_s, None, memory.peak(), wait_s)
 
 
 def _failed(outcome: Outcome) -> Solved:
@@ -132,6 +141,8 @@ def _checked(solved: Solved) -> Outcome:
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
     try:
         outcome = _outcome(task, result, voice, solved.wall_s, solved.cpu_s)
+        if solved.wait_s is not None:
+            outcome.stats[WAIT_KEY] = round(solved.wait_s, 6)
         return outcome._replace(peak_memory_bytes=solved.peak_memory_bytes)
     except Exception as exc:  # e.g. a solution whose str() raises
         return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")

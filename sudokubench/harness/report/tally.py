@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.pool.worker import CPU_KEY, WAIT_KEY
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.caveats import SHOWN_NOISY
 from sudokubench.harness.report.columns import (
@@ -89,6 +89,8 @@ class Tally:
         self.peak_memory: dict[str, int] = {}  # per backend, the most of its tasks
         self.cpu_s = 0.0
         self.cpu_wall_s = 0.0
+        self.wait_s = 0.0  # seconds the workers waited for a CPU while solving
+        self.wait_wall_s = 0.0  # the wall time of the tasks that measured it
         self.noise: dict[str, _Noise] = {}
 
     def resize(self, puzzles: int) -> None:
@@ -200,6 +202,10 @@ class Tally:
         if cpu is not None:
             self.cpu_s += float(cpu)
             self.cpu_wall_s += t.wall_s
+        wait = t.stats.get(WAIT_KEY)
+        if wait is not None:
+            self.wait_s += float(wait)
+            self.wait_wall_s += t.wall_s
 
     def _verdict(self, i: int, puzzle: PuzzleRow, verdict: PuzzleVerdict) -> None:
         self.checked += 1
