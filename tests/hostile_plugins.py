@@ -140,3 +140,29 @@ class DetachAndHang(Fake):
         os.wait()
         time.sleep(3600)
         raise AssertionError("not reached: the harness kills this worker")
+
+
+class Hog(Fake):
+    """Touches `HOG_BYTES` (600 MB) and holds it a moment, then answers truly: over a 200M
+    `--memory-limit` its worker is killed while it holds the memory."""
+
+    name = "hostile_plugins:Hog"
+    hold = 1.0
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Touch every page of 600 MB, wait, then answer."""
+        block = b"\x01" * HOG_BYTES  # (every page written, so it is resident)
+        time.sleep(self.hold)
+        del block
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class BriefHog(Hog):
+    """As `Hog`, but lets go at once: only the task's own peak can tell it went over."""
+
+    name = "hostile_plugins:BriefHog"
+    hold = 0.0
+
+
+#: What `Hog` touches.
+HOG_BYTES = 600 * 2**20

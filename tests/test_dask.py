@@ -88,6 +88,9 @@ def test_a_cluster_run_equals_a_local_run(tmp_path, cluster):
     assert counts == {2}  # MULTIPLE, with the default limit 2
     # every task row names the machine that ran it; the run names every worker
     assert {t.host for t in remote.tasks} == {HOST} == {t.host for t in local.tasks}
+    # and each task's peak memory, measured in the worker that ran it
+    assert all(type(t.peak_memory_bytes) is int for t in remote.tasks)
+    assert min(t.peak_memory_bytes for t in remote.tasks) > 1_000_000
     workers = remote.run.machine["workers"]
     assert {w["worker"] for w in workers} == set(worker_pids(cluster))
     for w in workers:

@@ -51,6 +51,7 @@ def test_a_schema_1_file_is_upgraded_and_keeps_its_runs(tmp_path):
     run_two(tmp_path)
     with sqlite3.connect(tmp_path / "r.sqlite") as db:  # as an older sudokubench wrote it
         db.execute("ALTER TABLE tasks DROP COLUMN host")
+        db.execute("ALTER TABLE tasks DROP COLUMN peak_memory_bytes")
         db.execute("UPDATE schema_version SET version = 1")
     with Store(tmp_path / "r.sqlite", create=False) as store:
         assert store.db.execute("SELECT version FROM schema_version").fetchall() == [

@@ -154,6 +154,17 @@ def compare(
             show_default=False,
         ),
     ] = None,
+    memory_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--memory-limit",
+            metavar="SIZE",
+            help="Most a worker may reside in, e.g. 1G or 512M: a task over it is an ERROR "
+            "'memory limit' and its worker is restarted [default: 3/4 of this machine's "
+            "memory over --jobs].",
+            show_default=False,
+        ),
+    ] = None,
     repeat: Annotated[
         int,
         typer.Option(
@@ -251,6 +262,7 @@ def compare(
             box=box,
             baseline=baseline,
             warm_up=not no_warmup,
+            memory_limit=None if memory_limit is None else _size(memory_limit),
         )
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
@@ -300,6 +312,16 @@ def compare(
     print(stored, file=sys.stdout if fmt == "table" else sys.stderr)  # (stdout: the data alone)
     if code := report.exit_code(allow_errors=allow_errors):
         raise typer.Exit(code)
+
+
+def _size(text: str) -> int:
+    """The bytes of --memory-limit's SIZE; a usage error saying what is accepted."""
+    from sudokubench.harness.pool.memory import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise UsageFailure(f"--memory-limit {exc}") from None
 
 
 def _names_code(backends: tuple[str, ...]) -> bool:

@@ -161,7 +161,7 @@ def report(
         render_against,
         slower_backends,
     )
-    from sudokubench.harness.report.against import EXIT_SLOWER
+    from sudokubench.harness.report.against import EXIT_SLOWER, gate_refusals
     from sudokubench.harness.report.render import PLOT_KINDS, TASK_FORMATS, write, write_tasks
 
     if fail_slower is not None and against is None:
@@ -194,8 +194,14 @@ def report(
     except InputError as exc:
         raise UsageFailure(str(exc)) from None
     code = built.exit_code(allow_errors=allow_errors)
-    slower = [] if old is None or fail_slower is None else compare_runs(old, built)
-    if slower := slower_backends(slower, fail_slower or 0.0):
+    rows = [] if old is None or fail_slower is None else compare_runs(old, built)
+    if rows and (refused := gate_refusals(old, built, rows)):
+        raise UsageFailure(
+            f"--fail-slower cannot judge run {built.run.id} against run {old.run.id}: "
+            + "; ".join(refused)
+            + ": compare complete runs of enough puzzles, each taken on a quiet machine"
+        )
+    if slower := slower_backends(rows, fail_slower or 0.0):
         print(
             f"sudokubench: slower than run {against} by more than {fail_slower:g}%: "
             + ", ".join(slower),

@@ -31,6 +31,7 @@ from sudokubench.errors import ArgumentError, InputError, StoreError, UnknownBac
 from sudokubench.grid import Shape
 from sudokubench.harness.plugins import probe
 from sudokubench.harness.pool.guard import plain_text
+from sudokubench.harness.pool.memory import SMALLEST, default_memory_limit
 from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.records import PuzzleRow
@@ -88,10 +89,15 @@ class CompareArgs:
     box: str | None = None
     baseline: str | None = None
     warm_up: bool = True  # each worker's first call of each backend is untimed
+    #: Bytes a worker may reside in (`pool/memory.py`); None: three quarters of the
+    #: machine's memory shared among the jobs, resolved here so the run stores the number.
+    memory_limit: int | None = None
 
     def __post_init__(self) -> None:
         if self.timeout is None:
             object.__setattr__(self, "timeout", 10.0 if self.files else SHOWCASE_TIMEOUT)
+        if self.memory_limit is None:
+            object.__setattr__(self, "memory_limit", default_memory_limit(self.jobs))
         if not 1 <= self.limit <= MAX_LIMIT:
             raise ArgumentError(f"limit must be 1 to {MAX_LIMIT:,}, got {self.limit}")
         if not 0 < self.timeout <= MAX_TIMEOUT:  # type: ignore[operator]  # (NaN fails too)
@@ -103,6 +109,9 @@ class CompareArgs:
             raise ArgumentError(f"jobs must be 1 to {MAX_JOBS}, got {self.jobs}")
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise ArgumentError(f"repeat must be 1 to {MAX_REPEAT}, got {self.repeat}")
+        limit = self.memory_limit
+        if limit is not None and (type(limit) is not int or limit < SMALLEST):
+            raise ArgumentError(f"memory limit must be at least {SMALLEST} bytes, got {limit}")
         if not 0 <= self.warmup <= MAX_REPEAT:
             raise ArgumentError(f"warmup must be 0 to {MAX_REPEAT}, got {self.warmup}")
 

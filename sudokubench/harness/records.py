@@ -70,3 +70,6 @@ class TaskRow(NamedTuple):
     valid: bool
     problem: str | None
     host: str = ""  # the machine that ran it ("" in runs stored before hosts were recorded)
+    #: The worker's peak resident set during the call, bytes; None where not measured (a
+    #: task killed or lost with its worker, another platform, a run stored before it was).
+    peak_memory_bytes: int | None = None

@@ -369,7 +369,12 @@ def _record_noise(store: Store, run_id: int, start: dict[str, Any], end: dict[st
 def _local_pool(args: CompareArgs) -> Executor:
     """The default executor: `args.jobs` local workers, the backends' modules preloaded, each
     worker's first call of each backend a warm-up unless `args.warm_up` is off."""
-    return LocalPool(jobs=args.jobs, preload=args.backends, warm_up=args.warm_up)
+    return LocalPool(
+        jobs=args.jobs,
+        preload=args.backends,
+        warm_up=args.warm_up,
+        memory_limit=args.memory_limit,
+    )
 
 
 def _execute(

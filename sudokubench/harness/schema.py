@@ -14,17 +14,24 @@ Tables:
 - `puzzles`: the puzzles of a run with their collection and the answers the input states.
 - `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
   returned, the timings, and the harness's check of the answer (`valid`, `problem`,
-  `verdict`) and the `host` that ran it. `(run_id, task_id)` is the primary key, so a
-  resumed run cannot duplicate one. A version 1 file (no `host`) is upgraded on open.
+  `verdict`), the `host` that ran it and the worker's `peak_memory_bytes` during the call
+  (NULL where not measured). `(run_id, task_id)` is the primary key, so a resumed run cannot
+  duplicate one. Older files are upgraded on open, one version at a time (`UPGRADES`): a
+  version 1 file has no `host`, a version 2 file no `peak_memory_bytes` (its tasks read as
+  not measured).
 
 `INDEXES` serve the reads that stream a run in input order (`Store.ordered_puzzles`); they
 change no table, so a file without them is still version 2, and they are added when it is
 opened.
 """
 
-SCHEMA_VERSION = 2
-#: Older schema versions this one upgrades in place: version -> the SQL that does it.
-UPGRADES = {1: "ALTER TABLE tasks ADD COLUMN host TEXT NOT NULL DEFAULT ''"}
+SCHEMA_VERSION = 3
+#: Older schema versions this one upgrades in place: version -> the SQL that takes a file of
+#: that version to the next one.
+UPGRADES = {
+    1: "ALTER TABLE tasks ADD COLUMN host TEXT NOT NULL DEFAULT ''",
+    2: "ALTER TABLE tasks ADD COLUMN peak_memory_bytes INTEGER",
+}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -70,6 +77,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     valid INTEGER NOT NULL,
     problem TEXT,
     host TEXT NOT NULL DEFAULT '',
+    peak_memory_bytes INTEGER,
     PRIMARY KEY (run_id, task_id)
 );
 """

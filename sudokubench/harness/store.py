@@ -110,9 +110,12 @@ class Store:
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
             if row is not None and row[0] in UPGRADES:
                 with self._writing():
-                    self.db.execute(UPGRADES[row[0]])
-                    self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-                row = (SCHEMA_VERSION,)
+                    version = row[0]
+                    while version in UPGRADES:
+                        self.db.execute(UPGRADES[version])
+                        version += 1
+                    self.db.execute("UPDATE schema_version SET version = ?", (version,))
+                row = (version,)
             if row is None or row[0] != SCHEMA_VERSION:
                 found = "none" if row is None else row[0]
                 raise StoreError(

@@ -137,7 +137,12 @@ def _task_ok(t: TaskRow) -> bool:
         and t.exhaustive in (0, 1)
         and t.valid in (0, 1)
         and t.status in _STATUSES
+        and (t.peak_memory_bytes is None or _is_size(t.peak_memory_bytes))
     )
+
+
+def _is_size(value: Any) -> bool:
+    return type(value) is int and value >= 0
 
 
 def _check_task(row: TaskRow) -> None:
@@ -154,6 +159,8 @@ def _check_task(row: TaskRow) -> None:
         _want(_is_time(getattr(row, name)), f"{what}: {name} is not a time")
     _want(row.exhaustive in (0, 1) and row.valid in (0, 1), f"{what}: a flag is not 0 or 1")
     _want(row.status in _STATUSES, f"{what}: status {str(row.status)[:20]!r} is unknown")
+    m = row.peak_memory_bytes
+    _want(m is None or (_is_int(m) and m >= 0), f"{what}: peak_memory_bytes is not a size")
 
 
 def puzzle_from_sql(values: Sequence[Any]) -> PuzzleRow:

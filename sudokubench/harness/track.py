@@ -73,6 +73,7 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         valid=problem is None,
         problem=problem,
         host=outcome.host or HOST,
+        peak_memory_bytes=outcome.peak_memory_bytes,
     )
 
 

@@ -306,7 +306,7 @@ def _run_batch(batch: list[tuple], grace: float | None) -> tuple[float, list[Wir
         _allow_children()
         pool = pools[grace] = LocalPool(jobs=1, grace=grace, preload={t.backend for t in tasks})
     start = time.perf_counter()
-    wires = [(*to_wire(outcome)[:-1], HOST) for outcome in pool.run(tasks)]
+    wires = [to_wire(outcome._replace(host=HOST)) for outcome in pool.run(tasks)]
     return time.perf_counter() - start, wires
 
 

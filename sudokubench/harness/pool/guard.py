@@ -119,6 +119,7 @@ def _plain(outcome: Outcome) -> bool:
         and 0 <= outcome.count <= _MAX_COUNT
         and type(outcome.exhaustive) is bool
         and type(outcome.checked) is bool
+        and _memory_ok(outcome.peak_memory_bytes)
         and all(
             type(t) is float and 0.0 <= t < math.inf
             for t in (outcome.encode_s, outcome.solve_s, outcome.wall_s)
@@ -189,7 +190,13 @@ def sanitize(outcome: Outcome) -> Outcome:
         checked=bool(outcome.checked),
         verdict=plain_text(outcome.verdict, 40),
         problem=None if problem is None else plain_text(problem),
+        peak_memory_bytes=peak if _memory_ok(peak := outcome.peak_memory_bytes) else None,
     )
+
+
+def _memory_ok(value: object) -> bool:
+    """Whether a peak memory is None (not measured) or a plausible count of bytes."""
+    return value is None or (type(value) is int and 0 <= value <= _MAX_COUNT)
 
 
 def load_timeout() -> float:

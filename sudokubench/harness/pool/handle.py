@@ -100,6 +100,8 @@ class WorkerHandle:
         self.lane = lane
         #: Set when another lane waits for this worker's slot: it gets no new batch.
         self.draining = False
+        #: Set when a task's peak went over the memory limit: the worker is replaced.
+        self.over_memory = False
         self.conn, child = ctx.Pipe(duplex=True)
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)

@@ -49,6 +49,14 @@ How `LocalPool` works:
   workers live at once: a lane left without one takes an idle worker's slot (that worker is
   stopped), else one busy worker gets no new batch until it is idle and its slot changes
   lanes, so lanes take turns a batch or two at a time.
+- Memory: each outcome carries the worker's peak resident set during its timed call
+  (`pool/memory.py`). With `memory_limit`, the parent reads each worker's resident set at
+  every look at the pipes (/proc/PID/statm, ~10 us a worker) and kills a worker over it: the
+  task it was solving is an ERROR "memory limit", the tasks queued behind it go to a fresh
+  worker, as after a timeout. A task that went over and back between two looks is caught by
+  its own peak: its outcome becomes that ERROR and its worker is replaced (what it left
+  resident would be charged to the next task). A process can touch at most one look's worth
+  (5-25 ms) of memory past the limit before it is killed.
 - Checking: the worker checks each answer with `verify.check_result` (`is_solution` on every
   solution, the counts) right after the timed call, so checking runs side by side on `jobs`
   cores; an outcome says `checked` and carries the verdict and the problem found, if any.
@@ -92,6 +100,7 @@ from typing import Any
 from sudokubench.backend import Status
 from sudokubench.harness.pool.guard import trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
+from sudokubench.harness.pool.memory import format_size, resident_bytes
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import ProtocolError, from_wire
@@ -135,6 +144,7 @@ class LocalPool:
         start_method: str | None = None,
         preload: Iterable[str] = (),
         warm_up: bool = True,
+        memory_limit: int | None = None,
     ) -> None:
         """A pool; its fork server (if any) starts now, its workers on the first `run`.
 
@@ -143,6 +153,8 @@ class LocalPool:
         restarted after a kill does not import them again (e.g. OR-Tools).
         `warm_up`: each worker runs the first task of each backend once untimed before the
         timed call (`worker_main`).
+        `memory_limit`: bytes a worker may reside in; a task that takes it over is an ERROR
+        "memory limit" and its worker is replaced (None: no limit).
         """
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -151,6 +163,7 @@ class LocalPool:
         self.jobs = jobs
         self.batch_size = batch_size
         self.warm_up = warm_up
+        self.memory_limit = memory_limit
         self.grace = default_grace if grace is None else (lambda timeout: grace)
         if start_method is None:
             methods = multiprocessing.get_all_start_methods()
@@ -319,6 +332,8 @@ class LocalPool:
                     more = take()
                 for worker in list(self._workers):
                     yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
+                if self.memory_limit is not None:
+                    yield from self._cap_memory(queues)
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
@@ -353,7 +368,7 @@ class LocalPool:
                         raise ProtocolError("an outcome when no task was in flight")
                     outcome = from_wire(worker.tasks[0], wire)  # (a bad one leaves it in flight)
                     worker.tasks.popleft()
-                    yield outcome
+                    yield self._within_memory(worker, outcome)
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):
@@ -368,6 +383,38 @@ class LocalPool:
             return
         if done:
             worker.heard(time.perf_counter(), done)
+
+    def _memory_error(self, task: Task, resided: int, wall_s: float) -> Outcome:
+        limit = format_size(self.memory_limit or 0)
+        message = f"memory limit: the worker resided in {format_size(resided)}, over {limit}"
+        return failed(task, Status.ERROR, message, wall_s)
+
+    def _within_memory(self, worker: WorkerHandle, outcome: Outcome) -> Outcome:
+        """The outcome, or an ERROR "memory limit" when its peak was over the limit (the
+        worker is then replaced at the next `_cap_memory`)."""
+        peak = outcome.peak_memory_bytes
+        if self.memory_limit is None or peak is None or peak <= self.memory_limit:
+            return outcome
+        worker.over_memory = True
+        error = self._memory_error(outcome.task, peak, outcome.wall_s)
+        return error._replace(peak_memory_bytes=peak)
+
+    def _cap_memory(self, queues: dict[str | None, deque[Task]]) -> Iterator[Outcome]:
+        """Kill the workers over the memory limit: the task one is solving is an ERROR, the
+        tasks behind it are queued again; a worker whose last task went over is replaced."""
+        for worker in list(self._workers):
+            resided = resident_bytes(worker.process.pid)
+            over = resided is not None and resided > (self.memory_limit or 0)
+            if not (over or worker.over_memory):
+                continue
+            queue = queues.setdefault(worker.lane, deque())
+            if over and worker.tasks:
+                task = self._culprit(worker)
+                elapsed = time.perf_counter() - worker.started
+                error = self._memory_error(task, resided or 0, elapsed)
+                yield error._replace(peak_memory_bytes=resided)
+            self._requeue(worker, queue)
+            self._drop(worker)
 
     def _requeue(self, worker: WorkerHandle, queue: deque[Task]) -> None:
         queue.extendleft(reversed(worker.tasks))

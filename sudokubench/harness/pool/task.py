@@ -44,6 +44,7 @@ class Outcome(NamedTuple):
     verdict: str = "?"  # the answer's verdict: "0", "=n", ">=n" or "?"
     problem: str | None = None  # what is wrong with the answer on its own; None when sound
     host: str = ""  # the machine that ran it, when not this one (a cluster's worker)
+    peak_memory_bytes: int | None = None  # the worker's peak resident set in the timed call
 
 
 class Executor(Protocol):

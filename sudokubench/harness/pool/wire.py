@@ -76,6 +76,7 @@ _FIELDS: tuple[Any, ...] = (
     str,  # verdict
     (str, type(None)),  # problem
     str,  # host
+    (int, type(None)),  # peak_memory_bytes
 )
 assert len(_FIELDS) == len(Outcome._fields)
 
@@ -142,7 +143,23 @@ def decode(line: bytes) -> Any:
 
 #: The types of a usual wire outcome's fields, as `json.loads` gives them (`_malformed`'s
 #: quick path: one comparison instead of a check per field).
-_USUAL = (int, str, int, bool, list, float, float, float, dict, str, bool, str, type(None), str)
+_USUAL = (
+    int,
+    str,
+    int,
+    bool,
+    list,
+    float,
+    float,
+    float,
+    dict,
+    str,
+    bool,
+    str,
+    type(None),
+    str,
+    int,
+)
 
 
 def _malformed(wire: object) -> str | None:
@@ -162,7 +179,10 @@ def _too_large(wire: list[Any], size: int) -> list[Any]:
     """The ERROR sent instead of an outcome whose message would be `size` bytes."""
     message = f"the answer is too large to send ({size:,} bytes, at most {MESSAGE_BYTES:,})"
     error = Status.ERROR.value
-    return [wire[0], error, 0, False, [], 0.0, 0.0, wire[7], {}, message, True, "?", None, wire[13]]
+    return [
+        *(wire[0], error, 0, False, [], 0.0, 0.0, wire[7], {}, message, True, "?", None),
+        *wire[13:],  # host, peak memory
+    ]
 
 
 class PlainEnd:

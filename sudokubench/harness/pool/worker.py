@@ -25,18 +25,24 @@ from sudokubench.backend import SolveResult, Status, Timed, stamp, timed_call
 from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Shape
+from sudokubench.harness.noise import CpuWait
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
+from sudokubench.harness.pool.memory import PeakMemory
 from sudokubench.harness.pool.task import Outcome, Task, failed
 from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
-__all__ = ["CPU_KEY", "HOLD", "run_task", "worker_main"]
+__all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
 
 #: The stats key of the worker's CPU time during the timed region (measured by the harness, so
 #: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
 CPU_KEY = "cpu_s"
+
+#: The stats key of the seconds the worker waited for a CPU during the timed call (the
+#: run-queue delay, `noise.CpuWait`): time that other programs took from the task.
+WAIT_KEY = "cpu_wait_s"
 
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.02
@@ -66,6 +72,20 @@ class Solved(NamedTuple):
     puzzle: Any  # the parsed Grid; None when the call failed (`failure` says how)
     timed: Timed | None  # the answer and the timing rule's clocks (`backend.timed_call`)
     failure: Outcome | None = None
+    peak_memory_bytes: int | None = None  # the worker's peak resident set during the call
+    wait_s: float | None = None  # the seconds it waited for a CPU during the call
+
+
+#: This process's `PeakMemory` and `CpuWait`, and its pid: made in the worker itself (a fork
+#: server that imported this module would otherwise hand its own /proc/self to every worker).
+_probes: tuple[int, PeakMemory, CpuWait] | None = None
+
+
+def _measures() -> tuple[PeakMemory, CpuWait]:
+    global _probes
+    if _probes is None or _probes[0] != os.getpid():
+        _probes = (os.getpid(), PeakMemory(), CpuWait())
+    return _probes[1], _probes[2]
 
 
 def solve(backend: Any, task: Task) -> Solved:
@@ -81,13 +101,19 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
+    memory, waited = _measures()
+    memory.reset()  # (outside the timed region, as the reads below)
+    wait = waited.seconds()
     start = time.perf_counter()
     try:
         timed = timed_call(backend, puzzle, task.limit, timeout)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
-        return _failed(failed(task, Status.ERROR, describe_exception(exc), wall_s))
-    return Solved(task, puzzle, timed)
+        outcome = failed(task, Status.ERROR, describe_exception(exc), wall_s)
+        return _failed(outcome._replace(peak_memory_bytes=memory.peak()))
+    after = waited.seconds()
+    wait_s = None if wait is None or after is None else after - wait
+    return Solved(task, puzzle, timed, None, memory.peak(), wait_s)
 
 
 def _failed(outcome: Outcome) -> Solved:
@@ -113,7 +139,10 @@ def _checked(solved: Solved) -> Outcome:
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
     try:
-        return _outcome(task, result, voice, timed.cpu_s)
+        outcome = _outcome(task, result, voice, timed.cpu_s)
+        if solved.wait_s is not None:
+            outcome.stats[WAIT_KEY] = round(solved.wait_s, 6)
+        return outcome._replace(peak_memory_bytes=solved.peak_memory_bytes)
     except Exception as exc:  # e.g. a solution whose str() raises
         return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
 

@@ -14,9 +14,19 @@
 - **The change** (`compare_runs`), per common backend over the common puzzles: finished counts,
   wrong answers, medians, and the geometric mean of the per-puzzle time ratios new/old with its
   95% interval (`stats.geometric_ratio`).
+- **Each run's own warnings** are repeated above the comparison, named by run (noise, load,
+  too few puzzles, tasks missing).
 - **The gate** (`slower_backends`): a backend got slower by more than PCT percent when its
   whole interval lies above 1 + PCT/100, the way pytest-benchmark's
-  `--benchmark-compare-fail` fails a job; `report --fail-slower PCT` then exits 4.
+  `--benchmark-compare-fail` fails a job; `report --fail-slower PCT` then exits 4. The
+  interval says how much the puzzles' ratios vary, not how much the machine did: two runs of
+  the same code minutes apart, both on a loaded machine, gave "1.75x [1.40-2.19]". So the
+  gate judges only runs it can trust (`gate_refusals`): complete, with nothing missing, taken
+  on a machine whose load left the workers their CPUs (the load at the start and end, and
+  the time the workers waited for a CPU while solving, at most `WAIT_SHARE` of it: a
+  backend that sleeps or waits for a program does not count as waiting), and with
+  at least `MIN_SAMPLES` puzzles timed by both runs for every backend; otherwise
+  `report --fail-slower` says why and exits 2, never 4.
 """
 
 from __future__ import annotations
@@ -30,15 +40,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from sudokubench.errors import ArgumentError
+from sudokubench.harness.records import RunStatus
+from sudokubench.harness.report.caveats import run_load_warning
 from sudokubench.harness.report.lines import PLAIN_CSS, html_table, md, md_table
 from sudokubench.harness.report.model import RunReport, format_seconds
-from sudokubench.harness.stats import Pair, geometric_ratio, summarize_times
+from sudokubench.harness.stats import MIN_SAMPLES, Pair, geometric_ratio, summarize_times
 from sudokubench.output import csv_row, finite_json
 
 __all__ = [
     "EXIT_SLOWER",
     "RunsDiffer",
     "compare_runs",
+    "gate_refusals",
     "render_against",
     "run_differences",
     "slower_backends",
@@ -61,6 +74,10 @@ _MACHINE = (
 )
 #: Start loads further apart than this are stated.
 _LOAD_GAP = 1.0
+#: Most of their solving time the workers may have waited for a CPU (taken by other
+#: programs) for the gate to trust a run's timings (sharing a core with one busy program,
+#: a worker waits about half of it).
+WAIT_SHARE = 0.1
 
 
 class RunsDiffer(ArgumentError):
@@ -189,6 +206,45 @@ def compare_runs(old: RunReport, new: RunReport) -> list[dict[str, Any]]:
     return rows
 
 
+def run_cautions(old: RunReport, new: RunReport) -> list[str]:
+    """Each run's own warnings, named by run (old first)."""
+    return [f"run {r.run.id}: {w}" for r in (old, new) for w in r.warnings]
+
+
+def _untrusted(report: RunReport) -> list[str]:
+    """Why a run's timings cannot be gated on (empty when they can)."""
+    run = report.run
+    found = []
+    if run.status != RunStatus.COMPLETE or report.missing:
+        found.append(
+            f"run {run.id} is {run.status} with {report.missing} of {report.planned} tasks missing"
+        )
+    jobs = run.args.get("jobs")
+    if loaded := run_load_warning(run, jobs if type(jobs) is int and jobs > 0 else 1):
+        found.append(f"run {run.id}: {loaded.partition(':')[0]} (load)")
+    wait, wall = report.tally.wait_s, report.tally.wait_wall_s
+    if wall > 0 and wait / wall > WAIT_SHARE:
+        found.append(
+            f"run {run.id}: its workers waited for a CPU {wait / wall:.0%} of their solving "
+            "time (other programs competed)"
+        )
+    return found
+
+
+def gate_refusals(old: RunReport, new: RunReport, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Why `--fail-slower` cannot judge run `new` against run `old` (empty when it can): a
+    run incomplete or timed on a busy machine, or a backend with too few puzzles timed by
+    both (`rows`: `compare_runs`'s)."""
+    found = _untrusted(old) + (_untrusted(new) if new.run.id != old.run.id else [])
+    for r in rows:
+        if r["ratio_puzzles"] < MIN_SAMPLES:
+            found.append(
+                f"{r['backend']}: {_count(r['ratio_puzzles'], 'puzzle')} timed in both runs, "
+                f"fewer than {MIN_SAMPLES}"
+            )
+    return found
+
+
 def slower_backends(rows: Sequence[dict[str, Any]], percent: float) -> list[str]:
     """The backends whose whole 95% interval of new/old lies above 1 + percent/100, each as
     `name ratio [low-high]`."""
@@ -211,11 +267,14 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
     """The change per backend from run `old` to run `new`, what differs between them first."""
     rows = compare_runs(old, new)
     differences = run_differences(old, new)
+    cautions = run_cautions(old, new)
     if fmt == "json":
         data = {
             "run_id": new.run.id,
             "against": old.run.id,
             "differences": differences,
+            "warnings": cautions,
+            "untrusted": gate_refusals(old, new, rows),
             "backends": rows,
         }
         return json.dumps(finite_json(data), indent=2, allow_nan=False)
@@ -240,6 +299,7 @@ def render_against(old: RunReport, new: RunReport, fmt: str) -> str:
     warnings = [f"warning: the runs differ: {d}" for d in differences]
     if differences:
         warnings.append("warning: only the puzzles and backends both runs have are compared")
+    warnings += [f"warning: {c}" for c in cautions]
     if fmt == "markdown":
         listed = [f"- {md(w)}" for w in warnings]
         return "\n".join([f"# {md(title)}", "", *listed, "", *md_table(header, cells), ""])

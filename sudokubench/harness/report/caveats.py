@@ -21,6 +21,7 @@ __all__ = [
     "host_warnings",
     "noise_line",
     "noisy_pairs",
+    "run_load_warning",
     "run_warnings",
 ]
 
@@ -95,6 +96,17 @@ def noise_line(run: RunRow, workers: tuple[float, float]) -> str | None:
     return "machine: " + "; ".join(parts)
 
 
+def run_load_warning(run: RunRow, jobs: int) -> str | None:
+    """`noise.load_warning` for the larger of the run's loads at its start and at its end
+    (less its own workers), None when the machine was quiet enough or its load unknown."""
+    measured = run.machine.get("noise", {})
+    loads = [measured.get("load_start")]
+    if measured.get("load_end") is not None:  # the run's own workers are in the end load
+        loads.append(measured["load_end"] - jobs)
+    load = max((x for x in loads if x is not None), default=None)
+    return load_warning(load, run.machine.get("cpu_count"), jobs)
+
+
 def run_warnings(
     store: Store,
     run: RunRow,
@@ -108,12 +120,7 @@ def run_warnings(
     warnings = []
     if jobs := jobs_warning(args.jobs):
         warnings.append(jobs)
-    measured = run.machine.get("noise", {})
-    loads = [measured.get("load_start")]
-    if measured.get("load_end") is not None:  # the run's own workers are in the end load
-        loads.append(measured["load_end"] - args.jobs)
-    load = max((x for x in loads if x is not None), default=None)
-    if loaded := load_warning(load, run.machine.get("cpu_count"), args.jobs):
+    if loaded := run_load_warning(run, args.jobs):
         warnings.append(loaded)
     for s in summary:
         warnings.extend(warnings_for(s.backend, s.times, timeouts=s.timeout))

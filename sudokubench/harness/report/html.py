@@ -64,6 +64,8 @@ LEGEND: dict[str, str] = {
     "p90": "90th percentile of those times.",
     "max": "Slowest finished puzzle.",
     "total": "Sum of the finished puzzles' times (timeouts are not timed).",
+    "peak memory": "The most the backend's worker resided in (RSS) during any one of its "
+    "tasks: the interpreter and loaded solvers plus what the task touched.",
     "effort": "Median search effort the backend reports (nodes, guesses, conflicts...): "
     "comparable within one backend, not across backends.",
     "vs baseline": "Geometric mean of the per-puzzle time ratio to the baseline backend, with "

@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Sequence
 
+from sudokubench.harness.pool.memory import format_size
 from sudokubench.harness.records import RunStatus
 from sudokubench.harness.report.caveats import noise_line
 from sudokubench.harness.report.model import BackendSummary, RunReport, format_seconds
@@ -54,6 +55,7 @@ COLUMNS = (
     "total",
     "PAR-2",
     "effort",
+    "peak memory",
     "vs baseline",
 )
 #: The column of the time ratio, as the tables name it: what it is, and which way is better.
@@ -129,6 +131,7 @@ def _cells(s: BackendSummary, baseline: str | None) -> list[str]:
         format_seconds(t.total_s if t.timed else None),
         format_seconds(s.par_s),
         _effort_text(s),
+        "-" if s.peak_memory_bytes is None else format_size(s.peak_memory_bytes),
         _ratio_text(s, baseline),
     ]
 

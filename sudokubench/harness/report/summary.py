@@ -53,6 +53,9 @@ class BackendSummary:
     times: TimeSummary
     ratio: Ratio | None = None
     par_s: float | None = None
+    #: The most any of its tasks' workers resided in during the call, bytes (None: not
+    #: measured, or a summary of one collection of a run with several).
+    peak_memory_bytes: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Flat plain data (the `summary` entries of `compare --json`)."""
@@ -74,6 +77,7 @@ class BackendSummary:
         data["ratio_low"] = ratio.low if ratio else None
         data["ratio_high"] = ratio.high if ratio else None
         data["ratio_puzzles"] = ratio.puzzles if ratio else 0
+        data["peak_memory_bytes"] = self.peak_memory_bytes
         return data
 
 

@@ -25,10 +25,11 @@ import heapq
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.pool.worker import CPU_KEY, WAIT_KEY
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.caveats import SHOWN_NOISY
 from sudokubench.harness.report.columns import (
@@ -86,8 +87,11 @@ class Tally:
         self.errors: dict[str, dict[str, list[int]]] = {b: {} for b in self.backends}
         self.timeouts: Counter[str] = Counter()
         self.hosts: dict[str, tuple[int, set[str]]] = {}
+        self.peak_memory: dict[str, int] = {}  # per backend, the most of its tasks
         self.cpu_s = 0.0
         self.cpu_wall_s = 0.0
+        self.wait_s = 0.0  # seconds the workers waited for a CPU while solving
+        self.wait_wall_s = 0.0  # the wall time of the tasks that measured it
         self.noise: dict[str, _Noise] = {}
         #: Per backend, the puzzles of a shape it does not take (never sent to it).
         self.skipped: Counter[str] = Counter()
@@ -196,10 +200,17 @@ class Tally:
                 seen[1].add(t.host)
                 if t.task_id < seen[0]:
                     self.hosts[t.backend] = (t.task_id, seen[1])
+        peak = t.peak_memory_bytes
+        if peak is not None and peak > self.peak_memory.get(t.backend, -1):
+            self.peak_memory[t.backend] = peak
         cpu = t.stats.get(CPU_KEY)
         if cpu is not None:
             self.cpu_s += float(cpu)
             self.cpu_wall_s += t.wall_s
+        wait = t.stats.get(WAIT_KEY)
+        if wait is not None:
+            self.wait_s += float(wait)
+            self.wait_wall_s += t.wall_s
 
     def _verdict(self, i: int, puzzle: PuzzleRow, verdict: PuzzleVerdict) -> None:
         self.checked += 1
@@ -315,7 +326,7 @@ class Tally:
                 acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
                 for acc in accs
             ]
-            whole.append(made[0])
+            whole.append(replace(made[0], peak_memory_bytes=self.peak_memory.get(name)))
             for group, summary in zip(split, made[1:], strict=True):
                 group.append(summary)
         collections = {

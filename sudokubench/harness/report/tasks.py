@@ -59,6 +59,7 @@ def task_rows(report: RunReport) -> Iterator[dict[str, Any]]:
                 "encode_s": t.encode_s,
                 "solve_s": t.solve_s,
                 "cpu_s": t.stats.get(CPU_KEY),
+                "peak_memory_bytes": t.peak_memory_bytes,
                 "pair_spread": spreads.get((t.backend, t.puzzle_id)) if t.sample >= 0 else None,
                 "limit": t.limit,
                 "timeout": t.timeout,
@@ -77,8 +78,8 @@ OUTSIDE = frozenset({"puzzle_id", "collection", "backend", "problem", "message"}
 _FIELDS = (
     "run_id", "task_id", "puzzle_id", "collection", "puzzle", "backend", "sample", "warm_up",
     "status", "over_limit", "count", "exhaustive", "verdict", "valid", "problem", "consensus",
-    "time_s", "encode_s", "solve_s", "cpu_s", "pair_spread", "limit", "timeout", "message",
-    "stats",
+    "time_s", "encode_s", "solve_s", "cpu_s", "peak_memory_bytes", "pair_spread", "limit",
+    "timeout", "message", "stats",
 )  # fmt: skip
 
 
