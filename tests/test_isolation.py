@@ -151,7 +151,9 @@ def test_half_a_line_waits_without_blocking_and_the_rest_completes_it() -> None:
     assert list(reader.messages(lambda: select_readable(parent))) == []  # at once: no block
     child.sendall(line[5:])
     (message,) = reader.messages(lambda: select_readable(parent))
-    assert message == [(7, "error", 0, False, (), 0.0, 0.0, 0.0, {}, "why", True, "?", None, "")]
+    assert message == [
+        (7, "error", 0, False, (), 0.0, 0.0, 0.0, {}, "why", True, "?", None, "", None)
+    ]
 
 
 def test_an_answer_too_large_to_send_is_an_error_saying_so() -> None:

@@ -201,6 +201,7 @@ def worker_main(
     runs a plug-in's code unpickles nothing from it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _measures()  # opens /proc/self/clear_refs for writing: before any confinement forbids it
     if confined is not None:
         _confine(*confined)
     # What a plug-in prints goes to stderr: the tool's stdout is the report (`--json`).
