@@ -269,6 +269,7 @@ def test_a_plugin_that_hangs_while_loading_is_one_line_and_exit_2(
         del os.environ["SUDOKUBENCH_LOAD_TIMEOUT"]
     line = one_error_line(result)
     assert "'hostile_hang:solve' did not load within 2 s" in line
+    assert "sudokubench backends --warm" in line and "SUDOKUBENCH_LOAD_TIMEOUT=" in line
     assert not db.exists()
 
 

@@ -25,6 +25,7 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app
+from sudokubench.cli.native import ready_native
 from sudokubench.cli.progress import Ticker, terminal_width
 from sudokubench.errors import InputError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
@@ -225,6 +226,8 @@ def compare(
         raise UsageFailure(str(exc)) from None
     if jobs is not None and (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
+    if {"all", "native"} & {name.partition(":")[0] for name in args.backends}:
+        ready_native(quiet=quiet)  # a first compile here, announced, before any worker starts
     reporter = _Reporter(quiet, args.jobs)
     executor = _cluster(cluster, cluster_timeout) if cluster else None
     try:

@@ -23,10 +23,12 @@ def backends(
     ] = False,
 ) -> None:
     """List the registered backends: available here?, version, capabilities."""
-    if warm:
-        from sudokubench.cli.native import warm_native
+    from sudokubench.cli.native import ready_native, warm_native
 
+    if warm:
         warm_native(quiet=as_json)
+    else:
+        ready_native()  # (available() below would compile it unannounced)
     rows = []
     for name in backend_names():
         found = get_backend(name)

@@ -31,6 +31,7 @@ from sudokubench.harness.pool.task import Outcome, failed
 
 __all__ = [
     "ANSWER_CHARS",
+    "LOAD_HINT",
     "MESSAGE_CHARS",
     "STATS_ENTRIES",
     "STAT_KEY_CHARS",
@@ -190,6 +191,13 @@ def sanitize(outcome: Outcome) -> Outcome:
         verdict=plain_text(outcome.verdict, 40),
         problem=None if problem is None else plain_text(problem),
     )
+
+
+#: What to do when a backend overruns its load limit (said with the error).
+LOAD_HINT = (
+    "a first compile can be done ahead with `sudokubench backends --warm`; "
+    "SUDOKUBENCH_LOAD_TIMEOUT=SECONDS raises the limit"
+)
 
 
 def load_timeout() -> float:
