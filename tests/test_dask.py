@@ -338,7 +338,7 @@ def test_a_bad_local_cluster_is_one_line_and_exit_2(tmp_path, spec):
 
 @pytest.mark.slow
 def test_the_command_on_dask_workers_started_by_hand(tmp_path):
-    """`dask scheduler` and `dask worker` as the README starts them (the worker a daemon, as
+    """`dask scheduler` and `dask worker` as docs/harness.md starts them (the worker a daemon, as
     dask makes it): a scheduler with no worker, and a backend a worker cannot load, stop the run
     before it starts with one line; without them, `compare --cluster` runs."""
     port = free_port()
