@@ -226,7 +226,7 @@ def compare(
         raise UsageFailure(str(exc)) from None
     if jobs is not None and (warning := jobs_warning(jobs)) and not quiet:
         print(f"warning: {warning}", file=sys.stderr)
-    if {"all", "native"} & {name.partition(":")[0] for name in args.backends}:
+    if resume is None and {"all", "native"} & {b.partition(":")[0] for b in args.backends}:
         ready_native(quiet=quiet)  # a first compile here, announced, before any worker starts
     reporter = _Reporter(quiet, args.jobs)
     executor = _cluster(cluster, cluster_timeout) if cluster else None

@@ -14,7 +14,6 @@ true`, `count` (the estimate, a float), `standard_error`, `interval`, `probes`.
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Iterable
 
 from sudokubench.cli.app import ARGUMENT_ID, UsageFailure, emit_json
@@ -114,9 +113,7 @@ def warm_native(*, quiet: bool) -> None:
         print(f"native: kernel ready in {seconds:.1f} s (numba's on-disk cache)\n")
 
 
-#: Seconds of loading the native kernel after which the notice is printed: loading the cache
-#: takes about 2 s (more on a busy machine), compiling it the first time a minute or more.
-NOTICE_AFTER_S = 3.0
+#: Said on stderr before the kernel is compiled (numba's cache does not hold it yet).
 NOTICE = "compiling the native backend's kernel (once per machine, about a minute)..."
 
 
@@ -124,21 +121,16 @@ def ready_native(*, quiet: bool = False) -> bool:
     """Compile or load the native kernel in this process now (False when numba is missing).
 
     Commands call this before anything that needs the kernel, so its first compile happens
-    here, announced on stderr when it takes longer than `NOTICE_AFTER_S`, and never inside a
-    worker's load limit or a timed call (workers then load the cached machine code).
+    here, announced on stderr (unless `quiet`), and never inside a worker's load limit or a
+    timed call (workers then load the cached machine code).
     """
     try:
         import numba  # noqa: F401
     except ImportError:
         return False
-    from sudokubench.solvers.native import warm
+    from sudokubench.solvers.native import kernel_cached, warm
 
-    notice = threading.Timer(NOTICE_AFTER_S, print, (NOTICE,), {"file": sys.stderr, "flush": True})
-    notice.daemon = True
-    if not quiet:
-        notice.start()
-    try:
-        warm()
-    finally:
-        notice.cancel()
+    if kernel_cached() is False and not quiet:
+        print(NOTICE, file=sys.stderr, flush=True)
+    warm()
     return True

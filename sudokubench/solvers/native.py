@@ -34,6 +34,7 @@ faster on 9x9 but fixed to it; one cell-major layout serves every shape.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -384,3 +385,16 @@ def warm() -> float:
     for shape in (Shape(3, 3), Shape(4, 4)):
         _space(shape)
     return time.perf_counter() - start
+
+
+def kernel_cached() -> bool | None:
+    """Whether numba's on-disk cache holds the kernel, so that `warm()` loads it rather than
+    compiling it (None when numba's cache cannot be looked at: numba missing, or its layout
+    changed). A cache made from older sources counts as there: numba recompiles it quietly.
+    """
+    try:
+        from sudokubench.solvers import native_search
+
+        return os.path.exists(native_search.search._cache._cache_file._index_path)
+    except (ImportError, AttributeError):  # (numba's cache files are not public API)
+        return None
