@@ -2,7 +2,7 @@
 
 Run from the repository root (one process, one core):
 
-    python benchmarks/generate.py                 # the README's numbers
+    python benchmarks/generate.py                 # the numbers of docs/benchmarks.md
     python benchmarks/generate.py --quick         # a smoke run in a few seconds
 
 What it measures, side by side in one run:

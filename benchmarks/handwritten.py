@@ -1,4 +1,4 @@
-"""Side-by-side timing of the hand-written backends; the numbers behind the README's table.
+"""Side-by-side timing of the hand-written backends; the numbers behind docs/benchmarks.md's table.
 
 For each collection, each puzzle is solved by every backend in turn, at every limit, before
 the next puzzle is read (puzzle-major order), so machine noise hits all backends alike; the
@@ -266,7 +266,7 @@ def uniqueness_run(backends: dict[str, Backend], size: int | None) -> list[str]:
     return problems
 
 
-#: The README's targets: fast at least this many times faster than norvig (median per puzzle).
+#: The targets: fast at least this many times faster than norvig (median per puzzle).
 SPEEDUP_TARGETS = {"easy50": 10.0, "top95": 3.0, "top1465": 3.0}
 #: ... and fast's median ms per puzzle below this.
 MEDIAN_TARGETS_MS = {"hexadoku1500": 10.0}

@@ -1,4 +1,4 @@
-"""`native` side by side with `fast` and `norvig`: the numbers behind its README section.
+"""`native` side by side with `fast` and `norvig`: the numbers of docs/benchmarks.md.
 
 One run prints:
 

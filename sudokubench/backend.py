@@ -338,6 +338,9 @@ class BaseBackend:
     - `forks_for_timeout`: honouring `timeout` costs a forked child process per solve (the
       library has no interruptible wall-clock limit). A caller that enforces the deadline from
       outside, as the harness does by killing its worker, then passes `timeout=None`.
+    - `preload`: a module whose import readies the backend in a fresh process (compiled code
+      loaded); the worker pool's fork server imports it once, so the workers forked from it
+      start ready and no worker's load limit covers that work.
     """
 
     name: str = ""
@@ -347,6 +350,7 @@ class BaseBackend:
     requires: ClassVar[str | None] = None
     install_hint: ClassVar[str] = ""
     forks_for_timeout: bool = False
+    preload: ClassVar[str | None] = None
 
     def available(self) -> bool:
         """Whether the backend's library imports here."""

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from sudokubench.formats import PuzzleRecord, collection_path, read_puzzles
@@ -87,3 +88,50 @@ def quiet_runs(db: Path | str) -> None:
             "'$.noise.load_end', 1.0)"
         )
         conn.execute("UPDATE tasks SET stats = json_set(stats, '$.cpu_wait_s', 0.0)")
+
+
+# -- time bounds that load cannot break ------------------------------------------------------------
+
+
+def slowdown() -> float:
+    """How many times longer than on an idle machine a wall-clock wait may take right now: the
+    1-minute load average per core, doubled for the spells the average smooths over, at least 1.
+
+    Other programs (two busy loops, a parallel build) stretch every wall-clock interval of a
+    test by about load/cores; a bound multiplied by this still catches a hang or an ignored
+    deadline (seconds against minutes) without failing on a busy machine.
+    """
+    return max(1.0, 2.0 * os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it has waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+class Stopwatch:
+    """Wall and CPU seconds of a `with` block, for bounds that hold on a busy machine.
+
+    `within(seconds)` asserts that the block used at most `seconds` of CPU (a search that
+    ignores its deadline keeps computing, whatever the load) and at most `seconds` of wall
+    clock scaled by `slowdown()` (a sleep or a hang shows there, not in CPU time).
+    """
+
+    def __enter__(self) -> Stopwatch:
+        self.wall = self.cpu = 0.0
+        self._start = (time.perf_counter(), _cpu())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self._start[0]
+        self.cpu = _cpu() - self._start[1]
+
+    def within(self, seconds: float, *, cpu: float | None = None) -> None:
+        """Assert the bounds (`cpu` replaces `seconds` for the CPU bound when given)."""
+        cpu_bound = seconds if cpu is None else cpu
+        assert self.cpu <= cpu_bound, f"used {self.cpu:.2f} s of CPU (bound {cpu_bound:g} s)"
+        factor = slowdown()
+        assert self.wall <= seconds * factor, (
+            f"took {self.wall:.2f} s (bound {seconds:g} s x {factor:.1f} for the load)"
+        )

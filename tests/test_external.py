@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import support
-from support import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, Stopwatch, collection
 
 from sudokubench.backend import BaseBackend, SolveResult, Status, make_result
 from sudokubench.grid import Grid, is_solution
@@ -238,10 +238,10 @@ def test_a_program_that_misbehaves_is_an_error_and_restarted(program, body, mess
 def test_a_program_that_closes_its_output_but_lives_on_is_an_error(program):
     body = "import os, sys, time\nos.close(1)\nsys.stdin.readline()\ntime.sleep(60)\n"
     backend = program(body)
-    start = time.perf_counter()
-    result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
+    with Stopwatch() as watch:
+        result = backend.solve(Grid.parse(TELEGRAM), timeout=10)
     assert result.status is Status.ERROR and "closed its input or output" in result.message
-    assert time.perf_counter() - start < 5
+    watch.within(5)
 
 
 def test_a_program_may_answer_in_numeric_tokens(program):
@@ -276,9 +276,9 @@ def test_a_program_that_hangs_is_killed_at_the_timeout_and_restarted(program):
             print("none", flush=True)
     """
     backend = program(body)
-    start = time.perf_counter()
-    hung = backend.solve(Grid.parse("." + TELEGRAM[1:]), timeout=0.5)
-    assert time.perf_counter() - start < 1.5
+    with Stopwatch() as watch:
+        hung = backend.solve(Grid.parse("." + TELEGRAM[1:]), timeout=0.5)
+    watch.within(1.5)
     assert hung.status is Status.TIMEOUT and "no answer within 0.5 s" in hung.message
     assert backend.solve(Grid.parse(TELEGRAM), timeout=5).status is Status.UNSATISFIABLE
     assert backend.starts == 2

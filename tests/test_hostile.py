@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM, cli
+from support import TELEGRAM, cli, slowdown
 
 from sudokubench.formats import parse_grid
 from sudokubench.grid import is_solution
@@ -261,12 +261,13 @@ def test_a_plugin_that_hangs_while_loading_is_one_line_and_exit_2(
     try:
         result = cli(
             "compare", str(puzzles), "--backends", "fast,hostile_hang:solve", "--db", str(db),
-            timeout=30,
+            timeout=30 * slowdown(),
         )  # fmt: skip
     finally:
         del os.environ["SUDOKUBENCH_LOAD_TIMEOUT"]
     line = one_error_line(result)
     assert "'hostile_hang:solve' did not load within 2 s" in line
+    assert "sudokubench backends --warm" in line and "SUDOKUBENCH_LOAD_TIMEOUT=" in line
     assert not db.exists()
 
 

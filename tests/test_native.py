@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, collection
+from support import MULTIPLE, Stopwatch, collection
 
 from sudokubench import Grid, Shape, Status, get_backend, is_solution
 from sudokubench.solvers import native
@@ -117,23 +116,21 @@ def test_stats_count_the_search(backend: native.Native) -> None:
 
 def test_count_all_timeout_keeps_what_it_counted(backend: native.Native) -> None:
     """Counting the empty 9x9 grid with 0.3 s: stopped on time with a count, not exhaustive."""
-    start = time.perf_counter()
-    counted = backend.count_all(EMPTY_9X9, timeout=0.3)
-    elapsed = time.perf_counter() - start
+    with Stopwatch() as watch:
+        counted = backend.count_all(EMPTY_9X9, timeout=0.3)
     assert not counted.exhaustive
     assert counted.count >= 1
-    assert elapsed <= 0.8, f"took {elapsed:.2f} s"
+    watch.within(0.8)
     assert all(is_solution(g, EMPTY_9X9) for g in counted.first)
 
 
 def test_solve_timeout_on_a_huge_search(backend: native.Native) -> None:
     """solve with no practical limit on the empty 9x9 grid: TIMEOUT within 0.3 + 0.5 s."""
-    start = time.perf_counter()
-    result = backend.solve(EMPTY_9X9, limit=10**12, timeout=0.3)
-    elapsed = time.perf_counter() - start
+    with Stopwatch() as watch:
+        result = backend.solve(EMPTY_9X9, limit=10**12, timeout=0.3)
     assert (result.status, result.exhaustive) == (Status.TIMEOUT, False)
     assert result.count >= 1
-    assert elapsed <= 0.8, f"took {elapsed:.2f} s"
+    watch.within(0.8)
 
 
 @pytest.mark.parametrize("keep", [0, 3])
@@ -284,3 +281,46 @@ def test_without_numba_the_backend_is_not_ready() -> None:
         assert done.returncode == 2, done.stdout
         assert done.stderr.count("\n") == 1, done.stderr
         assert "numba" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_fork_server_preloads_the_kernel(backend: native.Native) -> None:
+    """The pool's fork server imports `native_ready` (the backend's `preload`): a fresh process
+    that imports it has the kernel loaded, so a worker forked from it needs no load of its own
+    under the load limit."""
+    from sudokubench.harness.pool.local import _modules
+
+    assert backend.preload in _modules(["native", "fast"])
+    code = (
+        "import sudokubench.solvers.native_ready\n"
+        "from sudokubench.solvers.native import warm\n"
+        "print(warm.cache_info().currsize)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["1"], done.stderr[-2000:]
+
+
+def test_the_cache_is_seen_where_numba_keeps_it(
+    backend: native.Native, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After warm() the cache holds the kernel; an empty cache directory does not."""
+    assert native.kernel_cached() is True
+    code = "from sudokubench.solvers.native import kernel_cached; print(kernel_cached())"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["False"], done.stderr[-2000:]
+
+
+def test_a_first_compile_is_announced(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A compile (numba's cache without the kernel) is announced on stderr before it starts;
+    quiet, or loading a cached kernel, it is not."""
+    from sudokubench.cli import native as cli_native
+
+    said = []
+    monkeypatch.setattr(native, "warm", lambda: said.append(capsys.readouterr().err) or 0.0)
+    monkeypatch.setattr(native, "kernel_cached", lambda: False)
+    assert cli_native.ready_native() is True
+    assert said == [cli_native.NOTICE + "\n"]  # said before the compile, not after
+    assert cli_native.ready_native(quiet=True) is True
+    monkeypatch.setattr(native, "kernel_cached", lambda: True)
+    assert cli_native.ready_native() is True
+    assert said[1:] == ["", ""] and capsys.readouterr().err == ""

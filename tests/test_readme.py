@@ -1,6 +1,6 @@
-"""Every code example in README.md runs exactly as written, and says what it shows.
+"""Every code example in README.md and docs/*.md runs exactly as written, and says what it shows.
 
-The README is read at collection time, so an example added to it is tested without touching
+The pages are read at collection time, so an example added to one is tested without touching
 this file:
 
 - every ```python block runs as a script; a trailing comment that is a Python expression over
@@ -8,14 +8,18 @@ this file:
   statement (a comparison must hold; a bare name or attribute must exist);
 - every ```sh block runs line by line in bash, with the virtual environment's scripts first on
   PATH;
-- every `$ sudokubench ...` line of a transcript block runs, and each output line shown under it
-  must appear in its output: `...` stands for any text (a line that starts with `...` elides
-  lines; a "quoted" text in its `# comment` must appear), a JSON line must match key by key
-  (`[...]` and timings excepted). Exit code 0 or 1 (`check` of an invalid grid exits 1), never
-  a traceback.
+- every `$ ...` line of a transcript block runs (`sudokubench` is the one next to this
+  interpreter; other commands run in bash), in order, those of a page's unmarked transcript
+  blocks all in one directory (so `report` finds the run a `compare` above it stored), and
+  each output line shown under it must appear in its output: `...` stands for any text (a line
+  that starts with `...` elides lines; a "quoted" text in its `# comment` must appear), a
+  measured number (one with a decimal point, or followed by a unit of time) stands for any
+  number, runs of spaces and of table rules for any length, and a JSON line must match key by
+  key (`[...]` and timings excepted). Exit code 0 or 1 (`check` of an invalid grid exits 1),
+  never a traceback.
 
 Everything runs in a scratch directory that mirrors the repository's root (so `puzzles/...` and
-`examples/...` resolve as in the README, and files the examples write stay out of the
+`examples/...` resolve as in the pages, and files the examples write stay out of the
 repository). A `<!-- readme-test: slow -->` line just before a block marks it slow;
 `<!-- readme-test: skip REASON -->` skips it (the set-up commands, which CI runs in a fresh
 clone).
@@ -38,14 +42,15 @@ from typing import NamedTuple
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+#: The pages whose examples run: the README, then every page of docs/.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 SCRIPT = BIN / "sudokubench"
 _MARKER = re.compile(r"<!--\s*readme-test:\s*(slow|skip)\b\s*(.*?)\s*-->")
 
 
 class Block(NamedTuple):
-    """A fenced block of the README: its language, first line number, text and marker."""
+    """A fenced block of a page: its language, first line number, text and marker."""
 
     lang: str
     line: int
@@ -53,13 +58,22 @@ class Block(NamedTuple):
     marker: tuple[str, str] | None
 
 
-class Example(NamedTuple):
-    """One thing to run: a python or sh block, or one `$ sudokubench` line and its output."""
+class Step(NamedTuple):
+    """One `$` command of a transcript, its line number and the output lines shown under it."""
 
+    command: str
+    line: int
+    shown: tuple[str, ...]
+
+
+class Example(NamedTuple):
+    """One thing to run: a python or sh block, or a transcript block (its `$` steps)."""
+
+    page: str
     kind: str
     line: int
     code: str
-    shown: tuple[str, ...]
+    steps: tuple[Step, ...]
     marker: tuple[str, str] | None
 
 
@@ -81,27 +95,38 @@ def readme_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def readme_examples() -> list[Example]:
-    """Every runnable example of the README, in order."""
-    found = []
-    for block in readme_blocks(README.read_text(encoding="utf-8")):
+def transcript_steps(block: Block) -> tuple[Step, ...]:
+    """The `$` commands of a block, each with the lines under it (none: not a transcript)."""
+    steps: list[Step] = []
+    for offset, line in enumerate(block.text.splitlines()):
+        if line.startswith("$ "):
+            steps.append(Step(line[2:], block.line + offset, ()))
+        elif steps:
+            steps[-1] = steps[-1]._replace(shown=(*steps[-1].shown, line))
+    return tuple(steps)
+
+
+def page_examples(page: Path) -> list[Example]:
+    """Every runnable example of a page, in order; the unmarked transcripts of a page are one
+    example (a tour: `report` reads what `compare` stored), each marked one is its own."""
+    name = page.relative_to(ROOT).as_posix()
+    found: list[Example] = []
+    tour: list[Block] = []
+    for block in readme_blocks(page.read_text(encoding="utf-8")):
+        steps = transcript_steps(block) if block.lang not in ("python", "sh") else ()
         if block.lang in ("python", "sh"):
-            found.append(Example(block.lang, block.line, block.text, (), block.marker))
-            continue
-        command, shown, start = None, [], 0
-        for offset, line in enumerate(block.text.splitlines()):
-            if line.startswith("$ "):
-                if command is not None:
-                    found.append(Example("$", start, command, tuple(shown), block.marker))
-                command, shown, start = line[2:], [], block.line + offset
-            elif command is not None:
-                shown.append(line)
-        if command is not None:
-            found.append(Example("$", start, command, tuple(shown), block.marker))
+            found.append(Example(name, block.lang, block.line, block.text, (), block.marker))
+        elif steps and block.marker is None:
+            tour.append(block)
+        elif steps:
+            found.append(Example(name, "$", block.line, block.text, steps, block.marker))
+    if tour:
+        steps = tuple(step for block in tour for step in transcript_steps(block))
+        found.append(Example(name, "$", tour[0].line, "", steps, None))
     return found
 
 
-EXAMPLES = readme_examples()
+EXAMPLES = [example for page in PAGES for example in page_examples(page)]
 
 
 def _param(example: Example) -> object:
@@ -109,8 +134,9 @@ def _param(example: Example) -> object:
     if example.marker and example.marker[0] == "slow":
         marks.append(pytest.mark.slow)
     if example.marker and example.marker[0] == "skip":
-        marks.append(pytest.mark.skip(reason=f"README says: {example.marker[1]}"))
-    return pytest.param(example, marks=marks, id=f"{example.kind}-line{example.line}")
+        marks.append(pytest.mark.skip(reason=f"{example.page} says: {example.marker[1]}"))
+    page = example.page.removesuffix(".md")
+    return pytest.param(example, marks=marks, id=f"{page}-{example.kind}-line{example.line}")
 
 
 @pytest.fixture
@@ -123,7 +149,11 @@ def root_mirror(tmp_path: Path) -> Path:
 
 
 def _env() -> dict[str, str]:
-    return dict(os.environ, PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
+    """This environment with the virtual environment's scripts first on PATH, and no COLUMNS:
+    reports are as wide as in a pipe (160), as the pages show them."""
+    env = dict(os.environ, PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
+    env.pop("COLUMNS", None)
+    return env
 
 
 # -- python blocks ------------------------------------------------------------------------------
@@ -183,9 +213,12 @@ def test_comment_claims_become_checks():
         exec(compile(checked, "<readme>", "exec"), {})
 
 
-def test_the_readme_has_examples_of_every_kind():
+def test_the_pages_have_examples_of_every_kind():
     kinds = [e.kind for e in EXAMPLES]
-    assert kinds.count("python") >= 3 and kinds.count("sh") >= 2 and kinds.count("$") >= 8
+    steps = sum(len(e.steps) for e in EXAMPLES)
+    assert kinds.count("python") >= 3 and kinds.count("sh") >= 2 and steps >= 8
+    readme = {e.kind for e in EXAMPLES if e.page == "README.md"}
+    assert readme >= {"python", "sh", "$"}, readme
 
 
 @pytest.mark.parametrize("example", [_param(e) for e in EXAMPLES if e.kind == "python"])
@@ -233,11 +266,37 @@ def _json_matches(shown: str, line: str) -> bool:
     )
 
 
+#: What varies from run to run in a shown line: a measured number (with a decimal point, or
+#: followed by a unit of time), a run of spaces (column widths), a run of table rules.
+_VARIES = re.compile(
+    r"\d[\d,.]*(?:e[-+]?\d+)? ?(?:ns|µs|us|ms|s)\b|\d[\d,]*\.\d+(?:e[-+]?\d+)?| +|━+|─+"
+)
+_ANY_NUMBER = r"\d[\d,.]*(?:e[-+]?\d+)?(?: ?(?:ns|µs|us|ms|s)\b)?"
+
+
+def _loose(text: str) -> str:
+    """A regular expression for a piece of a shown line (see `_VARIES`)."""
+    parts, start = [], 0
+    for m in _VARIES.finditer(text):
+        token = m.group()
+        parts.append(re.escape(text[start : m.start()]))
+        if token.isspace():
+            parts.append(" *")
+        elif token[0] in "━─":
+            parts.append(re.escape(token[0]) + "+")
+        else:
+            parts.append(_ANY_NUMBER)
+        start = m.end()
+    parts.append(re.escape(text[start:]))
+    return "".join(parts)
+
+
 def shown_line_appears(shown: str, output: list[str]) -> bool:
-    """Whether a line shown under a command is in its output (`...` matching any text)."""
+    """Whether a line shown under a command is in its output (`...` matching any text, the
+    rest as `_loose` says)."""
     if shown.lstrip().startswith("{"):
         return any(_json_matches(shown.strip(), line) for line in output)
-    pattern = ".*".join(re.escape(piece) for piece in shown.rstrip().split("..."))
+    pattern = ".*".join(_loose(piece) for piece in shown.rstrip().split("..."))
     return any(re.fullmatch(pattern, line.rstrip()) for line in output)
 
 
@@ -248,26 +307,44 @@ def test_shown_lines_are_matched_strictly():
     assert shown_line_appears("8 1 9 | ...", out) and not shown_line_appears("8 1 8 | ...", out)
 
 
-@pytest.mark.parametrize("example", [_param(e) for e in EXAMPLES if e.kind == "$"])
-def test_transcript(example: Example, root_mirror: Path):
-    argv = shlex.split(example.code, comments=True)
-    assert argv[0] == "sudokubench", "a transcript line runs the sudokubench command"
-    done = subprocess.run(
-        [str(SCRIPT), *argv[1:]],
-        cwd=root_mirror,
+def test_measured_numbers_and_column_widths_are_matched_loosely():
+    """Timings and widths vary; counts, verdicts and names do not."""
+    out = ["│fast      │     10 │ 2.09 ms │ 0.07x [0.01-0.36]│", "  native   =28   0.0004 s"]
+    assert shown_line_appears("│fast │ 10 │ 187 µs │ 1.5x [0.2-3.0] │", out)
+    assert shown_line_appears("  native =28 0.0118 s", out)
+    assert not shown_line_appears("│fast │ 9 │ 187 µs │ ...", out)
+    assert not shown_line_appears("  native =27 0.0118 s", out)
+    assert not shown_line_appears("│dlx │ 10 │ ...", out)
+
+
+def _run_step(step: Step, cwd: Path) -> subprocess.CompletedProcess:
+    """A transcript's command: `sudokubench` the one beside this interpreter, else bash."""
+    argv = shlex.split(step.command, comments=True)
+    command = [str(SCRIPT), *argv[1:]] if argv[0] == "sudokubench" else None
+    return subprocess.run(
+        command or ["bash", "-c", step.command],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=600,
         env=_env(),
     )
-    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-2000:]
-    output = (done.stdout + done.stderr).splitlines()
-    for shown in example.shown:
-        if shown.lstrip().startswith("..."):
-            for quoted in re.findall(r'"([^"]+)"', shown.partition("#")[2]):
-                assert any(quoted in line for line in output), (quoted, output[-5:])
-        elif shown.strip():
-            assert shown_line_appears(shown, output), (shown, output[:40])
+
+
+@pytest.mark.parametrize("example", [_param(e) for e in EXAMPLES if e.kind == "$"])
+def test_transcript(example: Example, root_mirror: Path):
+    for step in example.steps:
+        done = _run_step(step, root_mirror)
+        where = f"{example.page}:{step.line}: {step.command}"
+        assert done.returncode in (0, 1), (where, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr, (where, done.stderr[-2000:])
+        output = (done.stdout + done.stderr).splitlines()
+        for shown in step.shown:
+            if shown.lstrip().startswith("..."):
+                for quoted in re.findall(r'"([^"]+)"', shown.partition("#")[2]):
+                    assert any(quoted in line for line in output), (where, quoted, output[-5:])
+            elif shown.strip():
+                assert shown_line_appears(shown, output), (where, shown, output[:40])
 
 
 # -- the Python API from a plain script ----------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Annotated
 import typer
 
 from sudokubench.cli.app import UsageFailure, app
+from sudokubench.cli.native import ready_native
 from sudokubench.cli.options import (
     BackendsOpt,
     JsonOpt,
@@ -274,6 +275,8 @@ def compare(
         if why := unconfined():
             print(f"warning: plug-ins and programs can change any file of yours: {why}",
                   file=sys.stderr)  # fmt: skip
+    if resume is None and {"all", "native"} & {b.partition(":")[0] for b in args.backends}:
+        ready_native(quiet=quiet)  # a first compile here, announced, before any worker starts
     reporter = _Reporter(quiet, args.jobs)
     executor = _cluster(cluster, cluster_timeout) if cluster else None
     try:

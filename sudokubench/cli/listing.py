@@ -26,10 +26,12 @@ def backends(
 ) -> None:
     """List the registered backends: available here?, version, capabilities."""
     as_json = pick_format(fmt, as_json, TABLE_FORMATS) == "json"
-    if warm:
-        from sudokubench.cli.native import warm_native
+    from sudokubench.cli.native import ready_native, warm_native
 
+    if warm:
         warm_native(quiet=as_json)
+    else:
+        ready_native()  # (available() below would compile it unannounced)
     rows = []
     for name in backend_names():
         found = get_backend(name)

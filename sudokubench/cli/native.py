@@ -30,7 +30,7 @@ def _native() -> Native:
     """The native backend, or a usage error with the install hint when numba is missing."""
     backend = get_backend("native")
     assert isinstance(backend, Native)
-    if not backend.available():
+    if not ready_native():
         raise UsageFailure(f"the native backend is not ready: {backend.unavailable_reason()}")
     return backend
 
@@ -102,13 +102,35 @@ def count_natively(
 
 def warm_native(*, quiet: bool) -> None:
     """Compile (first time) or load the native kernel and say how long it took."""
-    backend = get_backend("native")
-    if not backend.available():
+    if not ready_native(quiet=quiet):
         if not quiet:
             print("native: not ready, nothing to warm")
         return
     from sudokubench.solvers.native import warm
 
-    seconds = warm()
+    seconds = warm()  # (cached: the time ready_native took)
     if not quiet:
         print(f"native: kernel ready in {seconds:.1f} s (numba's on-disk cache)\n")
+
+
+#: Said on stderr before the kernel is compiled (numba's cache does not hold it yet).
+NOTICE = "compiling the native backend's kernel (once per machine, about a minute)..."
+
+
+def ready_native(*, quiet: bool = False) -> bool:
+    """Compile or load the native kernel in this process now (False when numba is missing).
+
+    Commands call this before anything that needs the kernel, so its first compile happens
+    here, announced on stderr (unless `quiet`), and never inside a worker's load limit or a
+    timed call (workers then load the cached machine code).
+    """
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    from sudokubench.solvers.native import kernel_cached, warm
+
+    if kernel_cached() is False and not quiet:
+        print(NOTICE, file=sys.stderr, flush=True)
+    warm()
+    return True

@@ -10,7 +10,7 @@ checks each one (no step may remove a solution digit or place another).
 Levels follow HoDoKu's order (EASY < MEDIUM < HARD < UNFAIR < EXTREME): `simple` and `easy`
 are its EASY, `medium` MEDIUM, `hard` HARD, `unfair` UNFAIR and `expert` EXTREME. A puzzle's
 level is that of the hardest technique it needed; the table (key, level, weight) is
-`TECHNIQUES` and the README's "Rating" section.
+`TECHNIQUES` and the "Rating" section of docs/rating.md.
 
 The **score** is the sum over the steps of the technique's weight plus the step's `extra`
 (forcing chains and nets: 40 per round of singles beyond the first; a trial: 100 per doubling

@@ -22,7 +22,13 @@ import tempfile
 from functools import cache
 from typing import NamedTuple
 
-from sudokubench.harness.pool.guard import describe_exception, load_timeout, plain_text, trusted
+from sudokubench.harness.pool.guard import (
+    LOAD_HINT,
+    describe_exception,
+    load_timeout,
+    plain_text,
+    trusted,
+)
 
 __all__ = ["Probe", "load_timeout", "probe"]
 
@@ -95,8 +101,7 @@ def _ask_child(name: str, scratch: str) -> Probe:
                 os.killpg(child.pid, signal.SIGKILL)
             child.wait()
             raise UnknownBackendError(
-                f"backend {name!r} did not load within {load_timeout():g} s "
-                "(SUDOKUBENCH_LOAD_TIMEOUT)"
+                f"backend {name!r} did not load within {load_timeout():g} s ({LOAD_HINT})"
             ) from None
         finally:  # descendants it left in its session
             with contextlib.suppress(OSError):

@@ -4,7 +4,7 @@ Variants, one per solver class of the library: `backtracking` (BacktrackingSolve
 `optimized` (OptimizedBacktrackingSolver, the library's default) and `recursive`
 (RecursiveBacktrackingSolver), all with forward checking.
 
-Default: `backtracking`. Measured with `benchmarks/models.py` (README), median per puzzle
+Default: `backtracking`. Measured with `benchmarks/models.py` (docs), median per puzzle
 for `backtracking` / `recursive` / the library's default `optimized`: Norvig's 11 "hardest"
 17 / 10 / 49 ms; every 5th top95 puzzle 109 ms / 183 ms (1 of 19 over 5 s) / over 5 s (10 of
 19); counting, 1,109 / 627 / 302 solutions per second on the `multiple` grid and 1,791 /

@@ -19,11 +19,13 @@ contradiction), `max_depth` (deepest stack level), `hidden_singles`, `locked_eli
 Compilation: `@njit(cache=True)` compiles each kernel function once per machine into numba's
 on-disk cache (a `__pycache__` beside the kernel modules, or numba's per-user cache directory
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
-`sudokubench backends --warm`, by `available()`, which the harness asks in every worker before
-timing anything, or by the first solve) compiles or loads it; worker processes load the cached
-machine code. `solve` never times compilation: `encode_s` holds the one-off load (in
-`prepare`), `solve_s` the search. A cached function is checked against its own file only:
-after editing `native_kernel.py`, clear the cache (see that module's docstring).
+`sudokubench backends --warm`, by `compare` before its workers start, by `available()`, or by
+the first solve) compiles or loads it; the worker pool's fork server imports `native_ready`
+(`preload`), which loads the cached machine code once for every worker forked from it. `solve`
+never times compilation: `encode_s` holds the one-off load (in
+`prepare`), `solve_s` the search. A cached
+function is checked against its own file only: after editing `native_kernel.py`, clear the
+cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
@@ -37,6 +39,7 @@ faster on 9x9 but fixed to it; one cell-major layout serves every shape.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -244,6 +247,7 @@ class Native(BaseBackend):
     handles_hard: ClassVar[bool] = True
     requires: ClassVar[str | None] = "numba"
     install_hint: ClassVar[str] = "pip install 'sudokubench[native]'"
+    preload: ClassVar[str | None] = "sudokubench.solvers.native_ready"
 
     def available(self) -> bool:
         """Whether numba imports here; then also compiles or loads the kernel (`warm`).
@@ -409,3 +413,16 @@ def warm() -> float:
     for shape in (Shape(3, 3), Shape(4, 4)):
         _space(shape)
     return time.perf_counter() - start
+
+
+def kernel_cached() -> bool | None:
+    """Whether numba's on-disk cache holds the kernel, so that `warm()` loads it rather than
+    compiling it (None when numba's cache cannot be looked at: numba missing, or its layout
+    changed). A cache made from older sources counts as there: numba recompiles it quietly.
+    """
+    try:
+        from sudokubench.solvers import native_search
+
+        return os.path.exists(native_search.search._cache._cache_file._index_path)
+    except (ImportError, AttributeError):  # (numba's cache files are not public API)
+        return None

@@ -31,6 +31,7 @@ from sudokubench.harness.pool.task import Outcome, failed
 
 __all__ = [
     "ANSWER_CHARS",
+    "LOAD_HINT",
     "MESSAGE_CHARS",
     "STATS_ENTRIES",
     "STAT_KEY_CHARS",
@@ -197,6 +198,13 @@ def sanitize(outcome: Outcome) -> Outcome:
 def _memory_ok(value: object) -> bool:
     """Whether a peak memory is None (not measured) or a plausible count of bytes."""
     return value is None or (type(value) is int and 0 <= value <= _MAX_COUNT)
+
+
+#: What to do when a backend overruns its load limit (said with the error).
+LOAD_HINT = (
+    "a first compile can be done ahead with `sudokubench backends --warm`; "
+    "SUDOKUBENCH_LOAD_TIMEOUT=SECONDS raises the limit"
+)
 
 
 def load_timeout() -> float:

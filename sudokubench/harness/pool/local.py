@@ -97,8 +97,9 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sudokubench.backend import Status
-from sudokubench.harness.pool.guard import trusted
+from sudokubench.backend import BaseBackend, Status
+from sudokubench.errors import InputError
+from sudokubench.harness.pool.guard import LOAD_HINT, trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.memory import format_size, resident_bytes
 from sudokubench.harness.pool.probe import worker_info
@@ -125,11 +126,24 @@ WINDOW = 4096
 
 
 def _modules(backends: Iterable[str]) -> list[str]:
-    """The modules of the registered backends among `backends`."""
-    from sudokubench.solvers import REGISTRY
+    """The modules of the registered backends among `backends`, and those that ready them
+    (`BaseBackend.preload`: e.g. native's compiled kernel, loaded once in the fork server
+    instead of in each worker under its load limit)."""
+    from sudokubench.solvers import REGISTRY, get_backend
 
-    entries = (REGISTRY.get(name.partition(":")[0]) for name in backends)
-    return sorted({e.target.partition(":")[0] for e in entries if e is not None})
+    modules = set()
+    for name in backends:
+        entry = REGISTRY.get(name.partition(":")[0])
+        if entry is None:
+            continue
+        modules.add(entry.target.partition(":")[0])
+        try:
+            backend = get_backend(name)
+        except InputError:  # (the worker reports it when it loads the backend)
+            continue
+        if isinstance(backend, BaseBackend) and backend.preload:
+            modules.add(backend.preload)
+    return sorted(modules)
 
 
 class LocalPool:
@@ -438,7 +452,9 @@ class LocalPool:
             message = f"killed after {elapsed:.1f} s (timeout {task.timeout:g} s)"
             outcome = failed(task, Status.TIMEOUT, message, elapsed)
         else:
-            message = f"the backend did not load within {LOAD_TIMEOUT:g} s; worker killed"
+            message = (
+                f"the backend did not load within {LOAD_TIMEOUT:g} s; worker killed ({LOAD_HINT})"
+            )
             outcome = failed(task, Status.ERROR, message)
         self._requeue(worker, queue)
         self._drop(worker)
