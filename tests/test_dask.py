@@ -23,6 +23,7 @@ from sudokubench.harness.store import Store
 
 SCRIPT = Path(sys.executable).with_name("sudokubench")
 TESTS = Path(__file__).resolve().parent
+SLOW = ("fake_backends:SlowHonest",)
 
 
 @pytest.fixture(autouse=True)
@@ -346,6 +347,40 @@ def test_a_bad_local_cluster_is_one_line_and_exit_2(tmp_path, spec):
     )
 
 
+DASK = Path(sys.executable).with_name("dask")
+#: The environment of a dask process started by hand: the test plug-ins not importable.
+BARE = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def dask_scheduler(port: int) -> subprocess.Popen:
+    """`dask scheduler` on 127.0.0.1:port, as the README starts it."""
+    return subprocess.Popen(
+        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        env=BARE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def dask_worker(address: str, env: dict[str, str] = BARE) -> subprocess.Popen:
+    """`dask worker` of one thread (a daemon, as dask makes it), joining `address`."""
+    return subprocess.Popen(
+        [
+            str(DASK),
+            "worker",
+            address,
+            "--host",
+            "127.0.0.1",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 @pytest.mark.slow
 def test_the_command_on_dask_workers_started_by_hand(tmp_path):
     """`dask scheduler` and `dask worker` as docs/harness.md starts them (the worker a daemon, as
@@ -353,35 +388,12 @@ def test_the_command_on_dask_workers_started_by_hand(tmp_path):
     before it starts with one line; without them, `compare --cluster` runs."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    dask = Path(sys.executable).with_name("dask")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    procs = [
-        subprocess.Popen(
-            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    ]
+    env = BARE
+    procs = [dask_scheduler(port)]
 
     def worker() -> subprocess.Popen:
-        proc = subprocess.Popen(
-            [
-                str(dask),
-                "worker",
-                address,
-                "--host",
-                "127.0.0.1",
-                "--nthreads",
-                "1",
-                "--no-dashboard",
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        procs.append(proc)
-        return proc
+        procs.append(dask_worker(address))
+        return procs[-1]
 
     puzzles = write(tmp_path / "p.txt", [TELEGRAM, MULTIPLE])
     db = tmp_path / "r.sqlite"
@@ -435,3 +447,37 @@ def test_the_command_on_dask_workers_started_by_hand(tmp_path):
     [info] = run_row.machine["workers"]
     assert info["worker"].startswith("tcp://127.0.0.1:")
     assert set(info["backends"]) == {"fast", "dlx"}
+
+
+@pytest.mark.slow
+def test_a_worker_that_joins_late_without_a_backend_takes_no_task(tmp_path):
+    """A worker that joins mid-run and cannot load the run's plug-in is probed as it joins
+    and given no batch: every task is solved on the worker that can, and the late one is
+    named with what it lacks (it took batches and ended them all in ERROR)."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [dask_scheduler(port)]
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 40)]
+    args = CompareArgs(files=(str(write(tmp_path / "p.txt", lines)),), backends=SLOW)
+    try:
+        listening(port)
+        procs.append(dask_worker(address, dict(BARE, PYTHONPATH=str(TESTS))))
+        with DaskExecutor.connect(address, timeout=60) as executor:
+
+            def late_worker(progress) -> None:
+                if progress.done == 2:  # the bare worker joins with 38 tasks to go
+                    procs.append(dask_worker(address))
+                    executor.client.wait_for_workers(2, timeout=120)
+
+            report = compare(
+                args, db=tmp_path / "r.sqlite", executor=executor, progress=late_worker
+            )
+            assert len(executor.client.nthreads()) == 2  # (it joined before the run ended)
+            refused = executor.refused()
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+    assert [t.status for t in report.tasks] == ["solved"] * 40, report.tasks
+    [(late, why)] = refused.items()
+    assert late.startswith("tcp://127.0.0.1:") and why.startswith(f"{SLOW[0]}: ")
+    assert [w["worker"] for w in report.run.machine["workers"]] != [late]

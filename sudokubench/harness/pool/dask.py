@@ -8,7 +8,8 @@ How it works:
 - **Before the first task** (`prepare`): `client.run` runs `probe.worker_info` on every worker:
   its host, CPU count, Python and the versions of the requested backends. A backend missing on
   some worker is a `ClusterError` that names the workers; the descriptions go into the run's
-  `machine` record.
+  `machine` record. A worker that joins later is probed as it joins and takes batches only if
+  it has every backend (`admit.py`); `refused()` names those kept away.
 - **Tasks** travel as plain tuples with the puzzle's text (no shared file system) in batches:
   one dask task per batch. On the dask worker, a batch runs through a `LocalPool` of one
   process that the worker thread keeps for the next batches, so hard timeouts and crash
@@ -94,6 +95,7 @@ class DaskExecutor:
         self._cluster = cluster
         self.timeout = timeout
         self._per_task: float | None = None  # seconds per task on a worker, measured
+        self._resource: str | None = None  # what a worker that passed `prepare`'s probe has
         #: Batches sent so far and their tasks (for benchmarks and diagnostics).
         self.batches = 0
         self.sent = 0
@@ -168,7 +170,19 @@ class DaskExecutor:
                 problems.append(f"backend {name!r} is missing on {', '.join(lacking)} ({why})")
         if problems:
             raise ClusterError("; ".join(problems))
+        from sudokubench.harness.pool.admit import admit
+
+        self._resource = admit(self.client, backends)  # (workers that join later: probed too)
         return [{"worker": w, **info} for w, info in sorted(found.items())]
+
+    def refused(self) -> dict[str, str]:
+        """The workers kept away from the run's batches (joined late, lacking a backend),
+        each with what it lacks."""
+        if self._resource is None:
+            return {}
+        from sudokubench.harness.pool.admit import refusals
+
+        return refusals(self.client, self._resource)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield every task's Outcome, a batch at a time, in completion order."""
@@ -229,7 +243,13 @@ class DaskExecutor:
             self._submit(batch, 0, pending, futures)
 
     def _submit(self, batch: list[Task], tries: int, pending: dict[Any, Any], futures: Any) -> None:
-        future = self.client.submit(_run_batch, [tuple(t) for t in batch], self.grace, pure=False)
+        future = self.client.submit(
+            _run_batch,
+            [tuple(t) for t in batch],
+            self.grace,
+            pure=False,
+            resources={self._resource: 1} if self._resource else None,  # admitted workers only
+        )
         pending[future] = (batch, tries)
         futures.add(future)
         self.batches += 1
