@@ -10,6 +10,8 @@ without looking at which member it is. They are `ValueError`s, as the older ones
 - `StoreError`: a results database that cannot be used (missing, another schema, no such run).
 - `ArgumentError`: an argument out of its range or inconsistent with another one.
 - `ClusterError`: a cluster that cannot be reached or cannot run the requested backends.
+
+`ClusterLost` is not bad input: a cluster that went away in the middle of a run (exit 3).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "ArgumentError",
     "ClusterError",
+    "ClusterLost",
     "GridFormatError",
     "InputError",
     "InvalidPuzzleError",
@@ -51,3 +54,8 @@ class ArgumentError(InputError):
 
 class ClusterError(InputError):
     """A cluster that cannot be reached, has no workers, or lacks a backend on some worker."""
+
+
+class ClusterLost(Exception):
+    """The cluster went away in the middle of a run (its scheduler lost): the tasks that
+    finished are stored, the rest can be resumed; the message says what was lost."""

@@ -481,3 +481,56 @@ def test_a_worker_that_joins_late_without_a_backend_takes_no_task(tmp_path):
     [(late, why)] = refused.items()
     assert late.startswith("tcp://127.0.0.1:") and why.startswith(f"{SLOW[0]}: ")
     assert [w["worker"] for w in report.run.machine["workers"]] != [late]
+
+
+@pytest.mark.slow
+def test_a_lost_scheduler_interrupts_the_run_which_resumes_locally(tmp_path):
+    """The scheduler killed mid-run: one line that says so, the run marked interrupted, the
+    resume command, exit 3 (it said "batch cancelled" with a dask log line, exit 2, and left
+    the run `running`); `--resume` completes it here."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(BARE, PYTHONPATH=str(TESTS))
+    scheduler = dask_scheduler(port)
+    procs = [scheduler]
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 40)]
+    puzzles = write(tmp_path / "p.txt", lines)
+    db = tmp_path / "r.sqlite"
+    command = [str(SCRIPT), "compare", str(puzzles), "-b", SLOW[0], "--db", str(db)]
+    try:
+        listening(port)
+        procs.append(dask_worker(address, env))
+        run = subprocess.Popen(
+            [*command, "--cluster", address, "--cluster-timeout", "60"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        procs.append(run)
+        deadline = time.monotonic() + 120
+        while stored(db) < 2:
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.1)
+        scheduler.kill()
+        _, err = run.communicate(timeout=120)
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                stop(proc)
+    assert run.returncode == 3, err
+    *_, lost, resume = err.splitlines()
+    assert lost.startswith(f"sudokubench: error: the dask scheduler at {address} was lost")
+    assert resume == f"resume with: sudokubench compare --resume 1 --db {db} --trust-backends"
+    assert "Traceback" not in err and "distributed" not in err, err
+    with Store(db, create=False) as store:
+        assert store.run(1).status == "interrupted"
+        assert 2 <= len(store.done_task_ids(1)) < 40
+    resumed = subprocess.run(
+        [str(SCRIPT), *resume.split()[3:], "-q"], capture_output=True, text=True, env=env
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    with Store(db, create=False) as store:
+        assert sorted(store.done_task_ids(1)) == list(range(40))
+        assert {t.status for t in store.tasks(1)} == {"solved"}

@@ -9,7 +9,8 @@ defined here).
   reads them (`sudokubench.catalog`): files, collections by name with subsets, stdin, puzzle
   strings.
   With none it runs the built-in showcase over every available backend with a
-  short timeout. Ctrl-C stops cleanly and prints the command that resumes the run.
+  short timeout. Ctrl-C stops cleanly and prints the command that resumes the run; so does a
+  lost cluster scheduler, with exit 3.
   `--cluster ADDRESS` runs the tasks on a dask.distributed scheduler, `--cluster local:N` on N
   dask workers here (`harness/pool/dask.py`); the database stays this process's alone.
 """
@@ -35,7 +36,7 @@ from sudokubench.cli.options import (
     pick_format,
 )
 from sudokubench.cli.progress import Ticker, terminal_width
-from sudokubench.errors import InputError
+from sudokubench.errors import ClusterLost, InputError
 from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
@@ -293,13 +294,18 @@ def compare(
         )
     except Interrupted as stop:
         reporter.stop()
+        why = "interrupted" if stop.reason is None else f"sudokubench: error: {stop.reason}"
         print(
-            f"\ninterrupted: the finished tasks of run {stop.run_id} are stored\n"
+            f"\n{why}: the finished tasks of run {stop.run_id} are stored\n"
             f"resume with: sudokubench compare --resume {stop.run_id} --db {stop.db}"
             + (" --trust-backends" if trust_backends or _names_code(args.backends) else ""),
             file=sys.stderr,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(130 if stop.reason is None else 3) from None
+    except ClusterLost as lost:  # before the run was stored: nothing to resume
+        reporter.stop()
+        print(f"\nsudokubench: error: {lost}; nothing was stored", file=sys.stderr)
+        raise typer.Exit(3) from None
     finally:
         reporter.stop()
         if executor is not None:
@@ -350,7 +356,11 @@ def _refuse_clashes(
 
 
 def _cluster(address: str, timeout: float) -> Executor:
-    """The executor for `--cluster`: a dask scheduler's address or `local:N`."""
+    """The executor for `--cluster`: a dask scheduler's address or `local:N`. Dask's own log
+    lines are silenced: the command words what matters (a lost scheduler, a missing backend)
+    in its own lines, and dask's came after them (a traceback from a closing client)."""
     from sudokubench.harness.pool import DaskExecutor
+    from sudokubench.harness.pool.dask import quiet_dask
 
+    quiet_dask()
     return DaskExecutor.connect(address, timeout=timeout)

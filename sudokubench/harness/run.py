@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sudokubench.errors import ArgumentError
+from sudokubench.errors import ArgumentError, ClusterLost
 from sudokubench.harness import dbfile, noise
 from sudokubench.harness.plan import (
     CompareArgs,
@@ -58,12 +58,14 @@ class UntrustedBackends(ArgumentError):
 
 
 class Interrupted(Exception):
-    """Ctrl-C stopped a run; what is committed stays, `--resume run_id` completes it."""
+    """Ctrl-C (or, with a `reason`, a lost cluster) stopped a run; what is committed stays,
+    `--resume run_id` completes it."""
 
-    def __init__(self, run_id: int, db: Path) -> None:
-        super().__init__(f"run {run_id} interrupted")
+    def __init__(self, run_id: int, db: Path, reason: str | None = None) -> None:
+        super().__init__(f"run {run_id} interrupted" + (f": {reason}" if reason else ""))
         self.run_id = run_id
         self.db = db
+        self.reason = reason  # None for Ctrl-C
 
 
 def compare(
@@ -88,7 +90,8 @@ def compare(
     `executor` defaults to `LocalPool(jobs=args.jobs, preload=args.backends)`, made first so
     that its fork server starts while the input is read, and closed at the end; an executor
     the caller passes in stays open (the caller closes it). `on_start(run_id, total,
-    already_done)` is called once the tasks are planned. Raises `Interrupted` on Ctrl-C,
+    already_done)` is called once the tasks are planned. Raises `Interrupted` on Ctrl-C
+    or a lost cluster (`ClusterLost` when nothing was stored yet),
     an `InputError` (`UnknownBackendError`, `StoreError`, ...) or `OSError` for bad input.
     """
     with _rare_collections():
@@ -245,11 +248,12 @@ class _Run:
                 self._begin(run_id, puzzles, tracker.read_stored())
             _execute(rows, tracker.todo(startup), tracker, self.executor, self.progress)
             rows.close()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, ClusterLost) as exc:
             if not rows.close():  # (what finished is committed)
                 raise  # stopped while starting: nothing is stored
             store.set_status(tracker.run_id, RunStatus.INTERRUPTED)
-            raise Interrupted(tracker.run_id, store.path) from None
+            reason = str(exc) if isinstance(exc, ClusterLost) else None
+            raise Interrupted(tracker.run_id, store.path, reason) from None
         except BaseException as exc:
             self._stopped(store, rows, exc)
             raise

@@ -26,7 +26,9 @@ How it works:
 - **Faults.** A dask worker that dies mid-batch (kill -9, a lost machine): the scheduler runs
   its batches again on other workers; a batch's outcomes come back once, all together, so no
   task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers
-  is submitted again up to `RETRIES` times, then the run stops with a `ClusterError`.
+  is submitted again up to `RETRIES` times, then the run stops with a `ClusterError`. A lost
+  scheduler (the client's connection dropped: dask cancels every batch) is `ClusterLost`: the
+  run is interrupted and can be resumed.
   Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished. The workers of a
   `local:N` cluster ignore Ctrl-C (a terminal sends it to them too): the run stops them.
 
@@ -40,6 +42,7 @@ stopped, and a segfault would take the dask worker down).
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import multiprocessing
 import signal
@@ -49,13 +52,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sudokubench.errors import ClusterError
+from sudokubench.errors import ClusterError, ClusterLost
 from sudokubench.harness.pool.probe import HOST, worker_info
 from sudokubench.harness.pool.task import Outcome, Task
 from sudokubench.harness.pool.wire import Wire, from_wire, to_wire
 from sudokubench.processes import MAX_WORKERS
 
-__all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor"]
+__all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor", "quiet_dask"]
 
 #: Tasks in each of the first batches, before any time per task is known.
 FIRST_BATCH = 8
@@ -96,6 +99,7 @@ class DaskExecutor:
         self.timeout = timeout
         self._per_task: float | None = None  # seconds per task on a worker, measured
         self._resource: str | None = None  # what a worker that passed `prepare`'s probe has
+        self._own_client = False  # made by `connect`: closed with the executor
         #: Batches sent so far and their tasks (for benchmarks and diagnostics).
         self.batches = 0
         self.sent = 0
@@ -132,7 +136,9 @@ class DaskExecutor:
             raise ClusterError(
                 f"cannot reach the dask scheduler at {address} within {timeout:g} s: {why}"
             ) from None
-        return cls(client, batch_size=batch_size, grace=grace, timeout=timeout)
+        executor = cls(client, batch_size=batch_size, grace=grace, timeout=timeout)
+        executor._own_client = True
+        return executor
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -226,6 +232,12 @@ class DaskExecutor:
         """Submit a batch dask gave up on again, or stop the run with a ClusterError."""
         from dask.distributed import KilledWorker
 
+        if future.status == "cancelled" and self.client.status != "running":
+            # (the client cancels every future when its connection to the scheduler drops)
+            raise ClusterLost(
+                f"the dask scheduler at {self.address} was lost (the connection to it "
+                "dropped in the middle of the run)"
+            )
         exc = future.exception() if future.status == "error" else None
         if isinstance(exc, KilledWorker) and tries < RETRIES:
             self._submit(batch, tries + 1, pending, futures)
@@ -274,9 +286,11 @@ class DaskExecutor:
         self._per_task = per_task if old is None else 0.7 * old + 0.3 * per_task
 
     def close(self) -> None:
-        """Close the client and the cluster `connect` started (a client given stays open)."""
-        if self._cluster is not None:
+        """Close the client and the cluster `connect` made (a client given stays open)."""
+        if self._own_client or self._cluster is not None:
+            self._own_client = False
             self.client.close()
+        if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
 
@@ -306,8 +320,20 @@ def _local_cluster(spec: str) -> Any:
 
 def dask_setup(worker: Any) -> None:
     """In each worker of a `local:N` cluster (a dask preload): ignore Ctrl-C, which the
-    terminal sends to the whole process group; `compare` stops them itself when it ends."""
+    terminal sends to the whole process group (`compare` stops them itself when it ends), and
+    log nothing onto the terminal's stderr."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    quiet_dask()
+
+
+def quiet_dask() -> None:
+    """Silence dask's loggers in this process (each configured one and their parent): for a
+    command whose own lines say what went wrong."""
+    import distributed  # noqa: F401  (its import sets the loggers' levels: first)
+
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
+    for name in {"distributed", *names}:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 _pools = threading.local()
