@@ -534,3 +534,22 @@ def test_a_lost_scheduler_interrupts_the_run_which_resumes_locally(tmp_path):
     with Store(db, create=False) as store:
         assert sorted(store.done_task_ids(1)) == list(range(40))
         assert {t.status for t in store.tasks(1)} == {"solved"}
+
+
+def test_a_cluster_run_names_its_scheduler_and_workers(tmp_path, cluster):
+    """The run records where it ran (each worker with the scheduler's address and its
+    threads) and its headline shows it (it said "jobs 1"); resumed here, both are named."""
+    from sudokubench.harness.report.lines import headline
+
+    args = CompareArgs(files=(str(write(tmp_path / "p.txt", [TELEGRAM])),), backends=("fast",))
+    report = compare(args, db=tmp_path / "r.sqlite", executor=cluster)
+    workers = report.run.machine["workers"]
+    assert {(w["scheduler"], w["threads"]) for w in workers} == {(cluster.address, 1)}
+    assert len(workers) == 2
+    shown = headline(report)
+    assert shown.endswith(f", dask {cluster.address} (2 workers, 2 threads)")
+    assert "jobs" not in shown
+    from sudokubench.harness.report.lines import where
+
+    local = {"workers": [{"host": HOST, "processes": 2}, *workers]}
+    assert where(local, 2) == f"jobs 2, dask {cluster.address} (2 workers, 2 threads)"

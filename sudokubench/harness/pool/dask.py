@@ -153,7 +153,8 @@ class DaskExecutor:
 
     def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
         """Every worker's machine and backends' versions (`probe.worker_info`, plus `worker`,
-        its address); a ClusterError naming the workers that lack a backend."""
+        its address, `scheduler`, the scheduler's, and `threads`); a ClusterError naming the
+        workers that lack a backend."""
         try:
             self.client.wait_for_workers(1, timeout=self.timeout)
         except TimeoutError:
@@ -179,7 +180,11 @@ class DaskExecutor:
         from sudokubench.harness.pool.admit import admit
 
         self._resource = admit(self.client, backends)  # (workers that join later: probed too)
-        return [{"worker": w, **info} for w, info in sorted(found.items())]
+        threads = self.client.nthreads()
+        return [
+            {"worker": w, "scheduler": self.address, "threads": threads.get(w), **info}
+            for w, info in sorted(found.items())
+        ]
 
     def refused(self) -> dict[str, str]:
         """The workers kept away from the run's batches (joined late, lacking a backend),

@@ -35,6 +35,7 @@ __all__ = [
     "problem_lines",
     "summary_rows",
     "verdict_line",
+    "where",
 ]
 
 #: The kinds of plot `plots.py` draws (named here, so that checking a name needs no matplotlib).
@@ -144,8 +145,26 @@ def headline(report: RunReport) -> str:
         f"limit {args.get('limit')}, timeout {args.get('timeout')} s, "
         f"repeat {args.get('repeat')}, warm-up {args.get('warmup')}"
         f"{' + first call per worker' if args.get('warm_up') else ''}, "
-        f"jobs {args.get('jobs')}"
+        f"{where(report.run.machine, args.get('jobs'))}"
     )
+
+
+def where(machine: dict, jobs: object) -> str:
+    """Where the tasks ran, from the run's `machine["workers"]`: `jobs N` on this machine,
+    `dask ADDRESS (N workers, T threads)` on a cluster; each of them when a run was resumed
+    on another executor."""
+    workers = [w for w in machine.get("workers") or () if isinstance(w, dict)]
+    clusters: dict[str, list[dict]] = {}
+    for w in workers:
+        if "scheduler" in w:
+            clusters.setdefault(str(w["scheduler"]), []).append(w)
+    local = not clusters or any("scheduler" not in w for w in workers)
+    parts = [f"jobs {jobs}"] if local else []
+    for address, found in clusters.items():
+        threads = sum(w["threads"] for w in found if isinstance(w.get("threads"), int))
+        size = f"{len(found)} worker{'s' if len(found) != 1 else ''}"
+        parts.append(f"dask {address} ({size}{f', {threads} threads' if threads else ''})")
+    return ", ".join(parts)
 
 
 def machine_line(report: RunReport) -> str | None:
