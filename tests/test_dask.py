@@ -553,3 +553,18 @@ def test_a_cluster_run_names_its_scheduler_and_workers(tmp_path, cluster):
 
     local = {"workers": [{"host": HOST, "processes": 2}, *workers]}
     assert where(local, 2) == f"jobs 2, dask {cluster.address} (2 workers, 2 threads)"
+
+
+def test_a_local_cluster_listens_on_loopback_only(cluster):
+    """Nothing `local:N` starts (scheduler, its HTTP routes, nannies, workers) accepts
+    connections from another machine (the scheduler's HTTP server was on 0.0.0.0)."""
+    psutil = pytest.importorskip("psutil")
+    me = psutil.Process()
+    listening = [
+        (process.pid, c.laddr)
+        for process in [me, *me.children(recursive=True)]
+        for c in process.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    ]
+    assert len(listening) >= 4  # (the scheduler, and each of the 2 workers at least)
+    assert {addr.ip for _, addr in listening} <= {"127.0.0.1", "::1"}, listening

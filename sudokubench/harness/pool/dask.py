@@ -316,8 +316,9 @@ def _local_cluster(spec: str) -> Any:
         processes=True,
         host="127.0.0.1",
         # No dashboard; the scheduler's HTTP routes (health, metrics) on a free loopback
-        # port rather than 8787, which another cluster may hold.
-        dashboard_address=":0",
+        # port rather than 8787, which another cluster may hold (":0" listened on every
+        # interface: nothing of a local cluster may be reachable from another machine).
+        dashboard_address="127.0.0.1:0",
         scheduler_kwargs={"dashboard": False},
         preload=[__name__],  # `dask_setup` below, in every worker (restarted ones too)
     )
