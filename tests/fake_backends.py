@@ -224,3 +224,15 @@ class Sleepy(Fake):
         """The true answer, after the sleep."""
         time.sleep(float(os.environ.get("SUDOKUBENCH_TEST_SLEEP", "0")))
         return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class Hostile(Fake):
+    """Raises with a message made to escape: a Markdown fence, rich markup, an emoji code,
+    a terminal's title and clear-screen sequences."""
+
+    name = "fake_backends:Hostile"
+    message = "```\n# owned [bold]x[/bold] :cat: \x1b]0;title\x07\x1b[2J\n```"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise RuntimeError with `message`."""
+        raise RuntimeError(self.message)

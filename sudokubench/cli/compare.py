@@ -18,6 +18,7 @@ defined here).
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -44,6 +45,7 @@ from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.pool import Executor
 from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
 from sudokubench.harness.stats import jobs_warning
+from sudokubench.output import escape_controls
 
 ReportFormatOpt = format_option(REPORT_FORMATS)
 DbOpt = Annotated[
@@ -296,15 +298,17 @@ def compare(
         reporter.stop()
         why = "interrupted" if stop.reason is None else f"sudokubench: error: {stop.reason}"
         print(
-            f"\n{why}: the finished tasks of run {stop.run_id} are stored\n"
-            f"resume with: sudokubench compare --resume {stop.run_id} --db {stop.db}"
+            f"\n{escape_controls(why)}: the finished tasks of run {stop.run_id} are stored\n"
+            f"resume with: sudokubench compare --resume {stop.run_id} "
+            f"--db {escape_controls(shlex.quote(str(stop.db)))}"
             + (" --trust-backends" if trust_backends or _names_code(args.backends) else ""),
             file=sys.stderr,
         )
         raise typer.Exit(130 if stop.reason is None else 3) from None
     except ClusterLost as lost:  # before the run was stored: nothing to resume
         reporter.stop()
-        print(f"\nsudokubench: error: {lost}; nothing was stored", file=sys.stderr)
+        message = escape_controls(f"{lost}; nothing was stored")
+        print(f"\nsudokubench: error: {message}", file=sys.stderr)
         raise typer.Exit(3) from None
     finally:
         reporter.stop()
