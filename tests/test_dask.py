@@ -5,6 +5,7 @@ compared with the same run through a LocalPool (verdicts, counts, the checks of 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -573,3 +574,46 @@ def test_a_local_cluster_listens_on_loopback_only(cluster):
     ]
     assert len(listening) >= 4  # (the scheduler, and each of the 2 workers at least)
     assert {addr.ip for _, addr in listening} <= {"127.0.0.1", "::1"}, listening
+
+
+@pytest.mark.slow
+def test_compare_names_a_late_worker_it_kept_away(tmp_path):
+    """On the command line, a worker that joined mid-run without the run's plug-in is named
+    in a warning, and the run is complete and clean."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(BARE, PYTHONPATH=str(TESTS))
+    procs = [dask_scheduler(port)]
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 80)]
+    db = tmp_path / "r.sqlite"
+    command = [str(SCRIPT), "compare", str(write(tmp_path / "p.txt", lines)), "-b", SLOW[0]]
+    try:
+        listening(port)
+        procs.append(dask_worker(address, env))
+        run = subprocess.Popen(
+            [*command, "--db", str(db), "--cluster", address, "--cluster-timeout", "60"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        procs.append(run)
+        deadline = time.monotonic() + 120
+        while stored(db) < 2:
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.1)
+        procs.append(dask_worker(address))
+        _, err = run.communicate(timeout=300)
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                stop(proc)
+    assert run.returncode == 0, err
+    [warning] = [line for line in err.splitlines() if "dask worker" in line]
+    assert re.fullmatch(
+        r"warning: dask worker tcp://127\.0\.0\.1:\d+ was given no task: it joined during the "
+        rf"run and cannot run {SLOW[0]}: .+",
+        warning,
+    )
+    assert stored(db) == 80

@@ -42,7 +42,7 @@ from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
-from sudokubench.harness.pool import Executor
+from sudokubench.harness.pool import DaskExecutor
 from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.output import escape_controls
@@ -294,6 +294,13 @@ def compare(
             jobs=jobs,
             trust_backends=trust_backends,
         )
+        if executor is not None and not quiet:
+            for worker, lacks in executor.refused().items():
+                print(
+                    f"warning: dask worker {escape_controls(worker)} was given no task: it joined "
+                    f"during the run and cannot run {escape_controls(lacks)}",
+                    file=sys.stderr,
+                )
     except Interrupted as stop:
         reporter.stop()
         why = "interrupted" if stop.reason is None else f"sudokubench: error: {stop.reason}"
@@ -359,11 +366,10 @@ def _refuse_clashes(
         )
 
 
-def _cluster(address: str, timeout: float) -> Executor:
+def _cluster(address: str, timeout: float) -> DaskExecutor:
     """The executor for `--cluster`: a dask scheduler's address or `local:N`. Dask's own log
     lines are silenced: the command words what matters (a lost scheduler, a missing backend)
     in its own lines, and dask's came after them (a traceback from a closing client)."""
-    from sudokubench.harness.pool import DaskExecutor
     from sudokubench.harness.pool.dask import quiet_dask
 
     quiet_dask()
