@@ -61,3 +61,16 @@ def test_a_markdown_report_keeps_a_plugin_message_inside_its_code_block(tmp_path
 
 def test_a_markdown_cell_escapes_control_characters():
     assert md(f"x{TITLE}|y") == "x\\\\x1b\\]0;owned\\\\x07\\|y"
+
+
+def test_runs_lists_a_file_name_as_text(tmp_path):
+    """`runs` shows a stored file name (a database field) with its escape sequences as text
+    (they reached the terminal raw)."""
+    puzzles = tmp_path / f"p{CLEAR}[bold]x.txt"
+    puzzles.write_text(TELEGRAM + "\n")
+    db = tmp_path / "r.sqlite"
+    compare(CompareArgs(files=(str(puzzles),), backends=("fast",)), db=db)
+    done = cli("runs", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("[p\\x1b[2J[bold]x.txt x 1 backends]")
+    assert "\x1b" not in done.stdout

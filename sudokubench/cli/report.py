@@ -29,6 +29,7 @@ from sudokubench.cli.options import (
 from sudokubench.cli.progress import terminal_width
 from sudokubench.errors import InputError, StoreError
 from sudokubench.harness.store import Store
+from sudokubench.output import escape_controls
 
 
 def _open(db: Path) -> Store:
@@ -255,11 +256,13 @@ def runs(
             emit_json(entry)
         else:
             disagree = "-" if r.disagreements is None else r.disagreements
-            print(
-                f"{r.id:>4}  {r.started}  {r.ended or '-':<25}  {r.status:<11}  "
-                f"{entry['tasks']} tasks: {entry['solved']} solved, "
-                f"{entry['unsatisfiable']} unsat, {entry['timeout']} timeout, "
-                f"{entry['error']} error, {entry['invalid']} invalid; "
-                f"{disagree} puzzles disputed  "
-                f"[{', '.join(entry['files'])} x {len(entry['backends'])} backends]"
+            print(  # (the database's fields and the files' names as text: `escape_controls`)
+                escape_controls(
+                    f"{r.id:>4}  {r.started}  {r.ended or '-':<25}  {r.status:<11}  "
+                    f"{entry['tasks']} tasks: {entry['solved']} solved, "
+                    f"{entry['unsatisfiable']} unsat, {entry['timeout']} timeout, "
+                    f"{entry['error']} error, {entry['invalid']} invalid; "
+                    f"{disagree} puzzles disputed  "
+                    f"[{', '.join(entry['files'])} x {len(entry['backends'])} backends]"
+                )
             )
