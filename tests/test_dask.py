@@ -545,7 +545,7 @@ def test_a_lost_scheduler_interrupts_the_run_which_resumes_locally(tmp_path):
 def test_a_cluster_run_names_its_scheduler_and_workers(tmp_path, cluster):
     """The run records where it ran (each worker with the scheduler's address and its
     threads) and its headline shows it (it said "jobs 1"); resumed here, both are named."""
-    from sudokubench.harness.report.lines import headline
+    from sudokubench.harness.report.lines import headline, machine_line
 
     args = CompareArgs(files=(str(write(tmp_path / "p.txt", [TELEGRAM])),), backends=("fast",))
     report = compare(args, db=tmp_path / "r.sqlite", executor=cluster)
@@ -555,6 +555,7 @@ def test_a_cluster_run_names_its_scheduler_and_workers(tmp_path, cluster):
     shown = headline(report)
     assert shown.endswith(f", dask {cluster.address} (2 workers, 2 threads)")
     assert "jobs" not in shown
+    assert "cores, tasks on dask)" in machine_line(report)  # (it said "--jobs 1")
     from sudokubench.harness.report.lines import where
 
     local = {"workers": [{"host": HOST, "processes": 2}, *workers]}

@@ -66,6 +66,13 @@ def noisy_pairs(found: Sequence[Noisy]) -> list[str]:
     return lines
 
 
+def _on_dask(run: RunRow) -> bool:
+    """Whether some of the run's tasks ran on a dask cluster (its load is not this machine's:
+    the headline names the cluster)."""
+    workers = run.machine.get("workers") or ()
+    return any(isinstance(w, dict) and "scheduler" in w for w in workers)
+
+
 def noise_line(run: RunRow, workers: tuple[float, float]) -> str | None:
     """What the machine and the run measured: load and CPU frequency at the start and end, the
     workers' CPU time while solving against the wall time (`workers`: the CPU and wall
@@ -78,9 +85,9 @@ def noise_line(run: RunRow, workers: tuple[float, float]) -> str | None:
         a, b = measured.get(f"{key}_start"), measured.get(f"{key}_end")
         return "?" if a is None or b is None else f"{a:{fmt}} -> {b:{fmt}}"
 
+    workers_here = "tasks on dask" if _on_dask(run) else f"--jobs {run.args.get('jobs')}"
     parts = [
-        f"load {change('load', '.2f')} ({run.machine.get('cpu_count')} cores, "
-        f"--jobs {run.args.get('jobs')})",
+        f"load {change('load', '.2f')} ({run.machine.get('cpu_count')} cores, {workers_here})",
         f"CPU {change('cpu_mhz', '.0f')} MHz",
     ]
     cpu, wall = workers
