@@ -324,10 +324,10 @@ def test_a_programs_detached_children_are_killed(tmp_path: Path, puzzles: Path) 
         "if os.fork() == 0:  # a double fork into a session of its own\n"
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
-        "        os.execvp('sleep', ['sleep', '300'])\n"
+        "        os.execvp('sleep', ['sleep', '300.17'])\n"
         "    os._exit(0)\n"
         "os.wait()\n"
-        "kid = subprocess.Popen(['sleep', '301'], start_new_session=True)\n"
+        "kid = subprocess.Popen(['sleep', '301.17'], start_new_session=True)\n"
         "for line in sys.stdin:\n"
         "    print(f'pid{kid.pid}', flush=True)\n"
     )
@@ -337,7 +337,7 @@ def test_a_programs_detached_children_are_killed(tmp_path: Path, puzzles: Path) 
     assert "Traceback" not in result.stderr, result.stderr
     assert len(tasks(db)) == 2 * len(EASY)
     assert all("pid" in str(r["message"]) for r in tasks(db) if r["backend"] == name)  # it ran
-    assert not _sleepers("300") + _sleepers("301")
+    assert not _sleepers("300.17") + _sleepers("301.17")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; prctl")
@@ -356,7 +356,7 @@ def test_what_a_backend_detached_dies_when_it_times_out(tmp_path: Path, kind: st
         "        for fd in (0, 1, 2):\n"
         "            os.dup2(null, fd)\n"
         "        os.closerange(3, 4096)\n"
-        "        os.execvp('sleep', ['sleep', '302'])\n"
+        "        os.execvp('sleep', ['sleep', '302.17'])\n"
         "    os._exit(0)\n"
         "os.wait()\n"
         "for line in sys.stdin:\n"
@@ -385,9 +385,9 @@ def test_what_a_backend_detached_dies_when_it_times_out(tmp_path: Path, kind: st
         rows = {r["backend"]: r for r in tasks(db)}
         assert rows[name]["status"] == "timeout", rows[name]
         assert rows["fast"]["status"] == "solved"
-        assert not _sleepers("302"), "a detached process outlived its killed worker"
+        assert not _sleepers("302.17"), "a detached process outlived its killed worker"
     finally:
-        for pid in _sleepers("302"):
+        for pid in _sleepers("302.17"):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
 
