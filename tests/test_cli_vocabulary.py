@@ -1,4 +1,4 @@
-"""The command line's one vocabulary (`sudokubench/cli/options.py`, `docs/cli-vocabulary.md`),
+"""The command line's one vocabulary (`sudokubench/cli/options.py`, `docs/cli.md`),
 enforced over every command the app has: the commands are read from the app itself, so a new
 command is checked without anyone adding it here.
 

@@ -16,7 +16,8 @@ this file:
   measured number (one with a decimal point, or followed by a unit of time) stands for any
   number, runs of spaces and of table rules for any length, and a JSON line must match key by
   key (`[...]` and timings excepted). Exit code 0 or 1 (`check` of an invalid grid exits 1),
-  never a traceback.
+  or 2 where the lines shown are a refusal (`sudokubench: error: ...`), never a traceback. A
+  command line with a pipe or a redirection runs in bash.
 
 Everything runs in a scratch directory that mirrors the repository's root (so `puzzles/...` and
 `examples/...` resolve as in the pages, and files the examples write stay out of the
@@ -317,10 +318,16 @@ def test_measured_numbers_and_column_widths_are_matched_loosely():
     assert not shown_line_appears("│dlx │ 10 │ ...", out)
 
 
+#: Words that make a command line a shell's to run (a pipe, a redirection, a list).
+_SHELL_WORDS = {"|", "||", "&&", ";", "<", ">", ">>", "2>", "2>&1"}
+
+
 def _run_step(step: Step, cwd: Path) -> subprocess.CompletedProcess:
-    """A transcript's command: `sudokubench` the one beside this interpreter, else bash."""
+    """A transcript's command: `sudokubench` the one beside this interpreter (bash runs it, with
+    the same one first on PATH, when the line has a pipe or a redirection), else bash."""
     argv = shlex.split(step.command, comments=True)
-    command = [str(SCRIPT), *argv[1:]] if argv[0] == "sudokubench" else None
+    plain = argv[0] == "sudokubench" and not _SHELL_WORDS.intersection(argv)
+    command = [str(SCRIPT), *argv[1:]] if plain else None
     return subprocess.run(
         command or ["bash", "-c", step.command],
         cwd=cwd,
@@ -336,7 +343,9 @@ def test_transcript(example: Example, root_mirror: Path):
     for step in example.steps:
         done = _run_step(step, root_mirror)
         where = f"{example.page}:{step.line}: {step.command}"
-        assert done.returncode in (0, 1), (where, done.stderr[-2000:])
+        # a refusal shown as its error line is bad input: exit code 2, that one line
+        refused = any(line.startswith("sudokubench: error:") for line in step.shown)
+        assert done.returncode in ((2,) if refused else (0, 1)), (where, done.stderr[-2000:])
         assert "Traceback" not in done.stderr, (where, done.stderr[-2000:])
         output = (done.stdout + done.stderr).splitlines()
         for shown in step.shown:

@@ -1,6 +1,6 @@
 """The command line's one vocabulary: the options every command spells the same way.
 
-`VOCABULARY` is the table (long name, short name, meaning) that `docs/cli-vocabulary.md`
+`VOCABULARY` is the table (long name, short name, meaning) that `docs/cli.md`
 writes out and `tests/test_cli_vocabulary.py` enforces over every command of the app: an
 option that has one of these names has both, and means this. The `Annotated` types below are
 the options themselves; a command takes them rather than spelling its own.

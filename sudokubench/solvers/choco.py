@@ -30,7 +30,7 @@ Stats: `nodes`, `fails`, `backtracks`, `restarts` (Choco's counters) and `choco_
 function).
 
 Limits: any shape; 9x9 in about 2 ms, the shipped 16x16 and the 25x25 test grid in well
-under a second (see docs/paradigms-b.md). Solutions are copied out of Choco one variable at a
+under a second (see docs/paradigms.md). Solutions are copied out of Choco one variable at a
 time, so counting a million solutions would be slow: counts here are small.
 
 Roads not taken: the 0/1 cell-digit model (the SAT-style formulation; Choco's strength is
