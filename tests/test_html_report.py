@@ -167,10 +167,11 @@ def test_sorting_in_the_browser_reorders_the_rows_by_the_value(page, tmp_path, d
     dom, console = open_in_chromium(path, f"sort=summary:median:{direction}", tmp_path)
     assert dom.ready and dom.text["errors"] == "" and console == "", (dom.text, console)
     # the virtual best (the fastest backend per puzzle) is a row of the table, not a backend
-    shown = [row[0] for row in dom.tables["summary"] if row[0] != "virtual best"]
-    medians = _medians(report)
-    expected = sorted(medians, key=lambda b: medians[b], reverse=direction == "desc")
-    assert shown == expected
+    medians = _medians(report)  # None for a backend that timed nothing (all its answers wrong)
+    shown = [row[0] for row in dom.tables["summary"] if medians.get(row[0]) is not None]
+    timed = [b for b in medians if medians[b] is not None]
+    expected = sorted(timed, key=lambda b: medians[b], reverse=direction == "desc")
+    assert len(expected) >= 2 and shown == expected
 
 
 @needs_chromium

@@ -7,6 +7,7 @@ with `fast` through `compare`."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -197,11 +198,11 @@ def test_a_crash_on_the_command_line_is_an_error_not_the_end_of_it(c_library):
 
 
 def run(tmp_path: Path, backends: tuple[str, ...], puzzles: list[str], **kw):
-    """`compare` over `puzzles` written to a file, in tmp_path."""
-    file = tmp_path / "p.txt"
-    file.write_text("".join(f"{p}\n" for p in puzzles))
-    args = CompareArgs(files=(str(file),), backends=backends, jobs=1, **kw)
-    return compare(args, db=tmp_path / "r.sqlite")
+    """`compare` over `puzzles` written to a file, from tmp_path (so the ids are `p.txt:K`)."""
+    (tmp_path / "p.txt").write_text("".join(f"{p}\n" for p in puzzles))
+    args = CompareArgs(files=("p.txt",), backends=backends, jobs=1, **kw)
+    with contextlib.chdir(tmp_path):
+        return compare(args, db=tmp_path / "r.sqlite")
 
 
 @pytest.mark.slow

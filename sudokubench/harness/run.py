@@ -281,12 +281,14 @@ class _Run:
         run_id = self.tracker.run_id if self.tracker is not None else None
         if run_id is None or rows.writer is None:  # the run's start was never committed
             return
-        with contextlib.suppress(Exception):
+        marked = False
+        with contextlib.suppress(Exception):  # (a full disk may refuse this write too)
             store.set_status(run_id, RunStatus.INTERRUPTED)
-            exc.add_note(
-                f"run {run_id} is marked interrupted; resume with: "
-                f"sudokubench compare --resume {run_id} --db {store.path}"
-            )
+            marked = True
+        exc.add_note(
+            f"run {run_id} {'is marked interrupted' if marked else 'stopped'}; resume with: "
+            f"sudokubench compare --resume {run_id} --db {store.path}"
+        )
 
     def _begin(self, run_id: int, puzzles: int, stored: int = 0) -> None:
         """The run's id and size known (a new run stored with its puzzles): the tracker sized,
