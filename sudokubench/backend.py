@@ -427,6 +427,15 @@ class Timed(NamedTuple):
     encode_s: float  # `prepare` (0 for a solve-only backend)
     solve_s: float  # the timed region: `run`, or a solve-only backend's `solve`
     cpu_s: float  # this process's CPU time in the timed region
+    wait_s: float | None = None  # seconds it waited for a CPU in the timed region (`waited`)
+
+
+def _no_wait() -> None:
+    return None
+
+
+def _since(start: float | None, end: float | None) -> float | None:
+    return None if start is None or end is None else end - start
 
 
 def _no_clock() -> float:
@@ -451,23 +460,28 @@ def timed_call(
     timeout: float | None = None,
     *,
     cpu: bool = True,
+    waited: Any = None,
 ) -> Timed:
     """Solve `puzzle` with `backend` under the timing rule (module docstring); never times more
-    than `run` (or a solve-only backend's `solve`). Without `cpu`, `cpu_s` is 0 (it costs two
-    system calls, outside the timed region).
+        than `run` (or a solve-only backend's `solve`). Without `cpu`, `cpu_s` is 0 (it costs two
+        system calls, outside the timed region). `waited`, a clock of the seconds this thread has
+    waited for a CPU (None where unknown), read just outside the timed region, gives `wait_s`.
 
-    ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
-    a solve-only backend's propagates, as its own `solve` would raise it.
+        ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
+        a solve-only backend's propagates, as its own `solve` would raise it.
     """
     check_arguments(limit, timeout)
     perf_counter = time.perf_counter
     process_time = time.process_time if cpu else _no_clock
+    wait = waited or _no_wait
     if not _phased(type(backend)):
+        wait_start = wait()
         cpu_start = process_time()
         start = perf_counter()
         answer = backend.solve(puzzle, limit=limit, timeout=timeout)
         solve_s = perf_counter() - start
-        return Timed(answer, 0.0, solve_s, process_time() - cpu_start)
+        cpu_s = process_time() - cpu_start
+        return Timed(answer, 0.0, solve_s, cpu_s, _since(wait_start, wait()))
     encode_s = solve_s = cpu_s = 0.0
     try:
         start = perf_counter()
@@ -475,6 +489,7 @@ def timed_call(
         encode_s = perf_counter() - start
         if isinstance(prepared, SolveResult):
             return Timed(prepared, encode_s, 0.0, 0.0)
+        wait_start = wait()
         cpu_start = process_time()
         start = perf_counter()
         try:
@@ -482,7 +497,8 @@ def timed_call(
         finally:
             solve_s = perf_counter() - start
             cpu_s = process_time() - cpu_start
-        return Timed(backend.answer(prepared, raw), encode_s, solve_s, cpu_s)
+            wait_s = _since(wait_start, wait())
+        return Timed(backend.answer(prepared, raw), encode_s, solve_s, cpu_s, wait_s)
     except (ContractError, KeyboardInterrupt):
         raise
     except Exception as exc:  # a backend failure is a result, the run goes on

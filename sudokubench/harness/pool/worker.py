@@ -103,17 +103,14 @@ def solve(backend: Any, task: Task) -> Solved:
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
     memory, waited = _measures()
     memory.reset()  # (outside the timed region, as the reads below)
-    wait = waited.seconds()
     start = time.perf_counter()
     try:
-        timed = timed_call(backend, puzzle, task.limit, timeout)
+        timed = timed_call(backend, puzzle, task.limit, timeout, waited=waited.seconds)
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
         outcome = failed(task, Status.ERROR, describe_exception(exc), wall_s)
         return _failed(outcome._replace(peak_memory_bytes=memory.peak()))
-    after = waited.seconds()
-    wait_s = None if wait is None or after is None else after - wait
-    return Solved(task, puzzle, timed, None, memory.peak(), wait_s)
+    return Solved(task, puzzle, timed, None, memory.peak(), timed.wait_s)
 
 
 def _failed(outcome: Outcome) -> Solved:
