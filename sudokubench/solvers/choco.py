@@ -40,12 +40,11 @@ global constraints, so the integer model is the idiomatic one), Choco's parallel
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
+from sudokubench.solvers.modelled import ModelledBackend, Outcome
 
 __all__ = ["ALL_DIFFERENT", "Choco"]
 
@@ -62,17 +61,7 @@ class _Model:
     limit: int
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """What one search gave back: the solutions, whether it ended or timed out, the stats."""
-
-    solutions: list[Grid]
-    finished: bool
-    timed_out: bool
-    stats: dict[str, int | float]
-
-
-class Choco(BaseBackend):
+class Choco(ModelledBackend):
     """Choco-solver: integer cells, arc-consistent allDifferent, Choco's default search."""
 
     name = "choco"
@@ -80,22 +69,6 @@ class Choco(BaseBackend):
     install_hint: ClassVar[str] = "pip install pychoco"
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
-
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        start = time.perf_counter()
-        model = self._model(puzzle, limit)
-        built = time.perf_counter()
-        outcome = self._search(puzzle, model, deadline.remaining())
-        searched = time.perf_counter()
-        return make_result(
-            self.name,
-            outcome.solutions,
-            finished=outcome.finished,
-            timed_out=outcome.timed_out,
-            encode_s=built - start,
-            solve_s=searched - built,
-            stats=outcome.stats,
-        )
 
     def _model(self, puzzle: Grid, limit: int) -> _Model:
         """The Choco model of `puzzle` (no search yet)."""
@@ -108,7 +81,7 @@ class Choco(BaseBackend):
             model.all_different([cells[k] for k in unit], ALL_DIFFERENT).post()
         return _Model(model, cells, limit)
 
-    def _search(self, puzzle: Grid, built: _Model, timeout: float | None) -> _Outcome:
+    def _search(self, puzzle: Grid, built: _Model, timeout: float | None) -> Outcome:
         """Run Choco's search for up to `built.limit` solutions within `timeout` seconds."""
         from pychoco import backend
 
@@ -134,7 +107,7 @@ class Choco(BaseBackend):
             "restarts": solver.get_restart_count(),
             "choco_time": solver.get_time_count(),
         }
-        return _Outcome(solutions, finished, timed_out, stats)
+        return Outcome(solutions, finished, timed_out, stats)
 
 
 def choco_duration(seconds: float) -> str:

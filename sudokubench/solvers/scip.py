@@ -45,12 +45,11 @@ without a counter need it; SCIP's counter keeps one search tree); the integer mo
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
+from sudokubench.solvers.modelled import ModelledBackend, Outcome
 
 __all__ = ["Scip"]
 
@@ -69,17 +68,7 @@ class _Model:
     limit: int
 
 
-@dataclass
-class _Outcome:
-    """What one search gave back."""
-
-    solutions: list[Grid]
-    finished: bool
-    timed_out: bool
-    stats: dict[str, int | float] = field(default_factory=dict)
-
-
-class Scip(BaseBackend):
+class Scip(ModelledBackend):
     """SCIP: the 0/1 assignment model, solved and counted by SCIP's solution counter."""
 
     name = "scip"
@@ -87,22 +76,6 @@ class Scip(BaseBackend):
     install_hint: ClassVar[str] = "pip install pyscipopt"
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
-
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        start = time.perf_counter()
-        model = self._model(puzzle, limit)
-        built = time.perf_counter()
-        outcome = self._search(puzzle, model, deadline.remaining())
-        searched = time.perf_counter()
-        return make_result(
-            self.name,
-            outcome.solutions,
-            finished=outcome.finished,
-            timed_out=outcome.timed_out,
-            encode_s=built - start,
-            solve_s=searched - built,
-            stats=outcome.stats,
-        )
 
     def _model(self, puzzle: Grid, limit: int) -> _Model:
         """The SCIP model of `puzzle`, set up to count up to `limit` solutions (no search)."""
@@ -141,7 +114,7 @@ class Scip(BaseBackend):
         scip.setParam("constraints/countsols/sollimit", limit)
         return _Model(scip, x, recorder, limit)
 
-    def _search(self, puzzle: Grid, built: _Model, timeout: float | None) -> _Outcome:
+    def _search(self, puzzle: Grid, built: _Model, timeout: float | None) -> Outcome:
         """Count up to `built.limit` solutions within `timeout` seconds."""
         scip = built.scip
         if timeout is not None:
@@ -159,11 +132,11 @@ class Scip(BaseBackend):
         if status == "infeasible":
             if counted != len(solutions):
                 raise RuntimeError(f"SCIP counted {counted} solutions, {len(solutions)} recorded")
-            return _Outcome(solutions, True, False, stats)
+            return Outcome(solutions, True, False, stats)
         if status == "userinterrupt" and counted >= built.limit:
-            return _Outcome(solutions[: built.limit], False, False, stats)
+            return Outcome(solutions[: built.limit], False, False, stats)
         if status == "timelimit":
-            return _Outcome(solutions[: built.limit], False, True, stats)
+            return Outcome(solutions[: built.limit], False, True, stats)
         raise RuntimeError(f"SCIP returned the status {status!r} while counting")
 
 

@@ -1,0 +1,57 @@
+"""`ModelledBackend`: a backend on a solver library, split by the timing rule.
+
+A subclass writes `_model(puzzle, limit)`, which builds the library's model (untimed: it is
+`prepare`, its time recorded as `encode_s`), and `_search(puzzle, model, timeout)`, which solves
+it and returns an `Outcome` (the timed region: `run`); `answer` turns the outcome into the
+result. Used by `choco` and `scip`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sudokubench.backend import BaseBackend, SolveResult, make_result
+from sudokubench.grid import Grid
+
+__all__ = ["ModelledBackend", "Outcome"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one search gave back: the solutions, whether it ended or timed out, the stats."""
+
+    solutions: list[Grid]
+    finished: bool
+    timed_out: bool
+    stats: dict[str, int | float] = field(default_factory=dict)
+
+
+class ModelledBackend(BaseBackend):
+    """`prepare` builds the model (`_model`), `run` searches it (`_search`), `answer` decodes."""
+
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: conflicting givens end here; else the puzzle and its model."""
+        ready = super().prepare(puzzle, limit)
+        return ready if isinstance(ready, SolveResult) else (puzzle, self._model(puzzle, limit))
+
+    def run(self, prepared: Any, timeout: float | None) -> Outcome:
+        """Timed: the library's search, with `timeout` as its own time limit."""
+        puzzle, model = prepared
+        return self._search(puzzle, model, timeout)
+
+    def answer(self, prepared: Any, raw: Outcome) -> SolveResult:
+        """Untimed: the outcome as a result."""
+        return make_result(
+            self.name,
+            raw.solutions,
+            finished=raw.finished,
+            timed_out=raw.timed_out,
+            stats=raw.stats,
+        )
+
+    def _model(self, puzzle: Grid, limit: int) -> Any:
+        raise NotImplementedError
+
+    def _search(self, puzzle: Grid, model: Any, timeout: float | None) -> Outcome:
+        raise NotImplementedError
