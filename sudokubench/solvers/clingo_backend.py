@@ -47,8 +47,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
+from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
+from sudokubench.solvers.modelled import SearchedModel
 
 __all__ = ["Clingo", "program"]
 
@@ -68,7 +69,7 @@ class _Model:
     limit: int
 
 
-class Clingo(BaseBackend):
+class Clingo(SearchedModel):
     """clingo on the ASP program `encodings/sudoku.lp`."""
 
     name = "clingo"
@@ -76,12 +77,6 @@ class Clingo(BaseBackend):
     install_hint: ClassVar[str] = "pip install 'sudokubench[asp]'"
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
-
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        start = time.perf_counter()
-        model = self._model(puzzle, limit)
-        encode_s = time.perf_counter() - start
-        return self._search(model, deadline, encode_s)
 
     def _model(self, puzzle: Grid, limit: int) -> _Model:
         """Load the program, add the puzzle's constants and givens, and ground it."""
@@ -100,7 +95,7 @@ class Clingo(BaseBackend):
         control.ground([("base", [])])
         return _Model(puzzle, control, limit)
 
-    def _search(self, model: _Model, deadline: Deadline, encode_s: float = 0.0) -> SolveResult:
+    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
         """Enumerate up to `limit` answer sets, cancelled at the deadline."""
         puzzle, n = model.puzzle, model.puzzle.shape.n
         found: list[Grid] = []
@@ -124,7 +119,6 @@ class Clingo(BaseBackend):
             found,
             finished=finished,
             timed_out=timed_out,
-            encode_s=encode_s,
             solve_s=solve_s,
             stats=_stats(model.control.statistics),
         )

@@ -57,9 +57,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
+from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.encodings.mip import decode, lower_bounds, no_good, rows
 from sudokubench.grid import Grid
+from sudokubench.solvers.modelled import SearchedModel
 
 __all__ = ["Highs"]
 
@@ -77,7 +78,7 @@ class _Model:
     stats: dict[str, int | float] = field(default_factory=dict)
 
 
-class Highs(BaseBackend):
+class Highs(SearchedModel):
     """HiGHS on the 0/1 assignment model, counting by no-good cuts."""
 
     name = "highs"
@@ -86,12 +87,6 @@ class Highs(BaseBackend):
     practical_n: ClassVar[int] = 16
     handles_hard: ClassVar[bool] = True
     practical_count: ClassVar[int] = 30  # one MIP per grid: see "Counting" above
-
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        start = time.perf_counter()
-        model = self._model(puzzle, limit)
-        encode_s = time.perf_counter() - start
-        return self._search(model, deadline, encode_s)
 
     def _model(self, puzzle: Grid, limit: int) -> _Model:
         """A silent single-threaded HiGHS holding the puzzle's columns and rows."""
@@ -118,7 +113,7 @@ class Highs(BaseBackend):
         )
         return _Model(puzzle, highs, limit)
 
-    def _search(self, model: _Model, deadline: Deadline, encode_s: float = 0.0) -> SolveResult:
+    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
         """Solve, cut the solution off, solve again until infeasible, `limit`, or the deadline."""
         import highspy
 
@@ -161,7 +156,6 @@ class Highs(BaseBackend):
             found,
             finished=finished,
             timed_out=timed_out,
-            encode_s=encode_s,
             solve_s=solve_s,
             stats=model.stats,
         )

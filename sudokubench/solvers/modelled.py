@@ -3,7 +3,8 @@
 A subclass writes `_model(puzzle, limit)`, which builds the library's model (untimed: it is
 `prepare`, its time recorded as `encode_s`), and `_search(puzzle, model, timeout)`, which solves
 it and returns an `Outcome` (the timed region: `run`); `answer` turns the outcome into the
-result. Used by `choco` and `scip`.
+result. Used by `choco` and `scip`; `SearchedModel` is the same split for a search that
+makes its result itself (`z3`, `clingo`, `highs`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sudokubench.backend import BaseBackend, SolveResult, make_result
+from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
 
-__all__ = ["ModelledBackend", "Outcome"]
+__all__ = ["ModelledBackend", "Outcome", "SearchedModel"]
 
 
 @dataclass(frozen=True)
@@ -54,4 +55,24 @@ class ModelledBackend(BaseBackend):
         raise NotImplementedError
 
     def _search(self, puzzle: Grid, model: Any, timeout: float | None) -> Outcome:
+        raise NotImplementedError
+
+
+class SearchedModel(BaseBackend):
+    """`prepare` builds the model (`_model`), `run` is `_search(model, deadline)`, which returns
+    the result itself (the deadline starts in `run`). Used by `z3`, `clingo` and `highs`."""
+
+    def prepare(self, puzzle: Grid, limit: int) -> Any:
+        """Untimed: conflicting givens end here; else the model."""
+        ready = super().prepare(puzzle, limit)
+        return ready if isinstance(ready, SolveResult) else self._model(puzzle, limit)
+
+    def run(self, prepared: Any, timeout: float | None) -> SolveResult:
+        """Timed: the library's search under a deadline that starts now."""
+        return self._search(prepared, Deadline(timeout))
+
+    def _model(self, puzzle: Grid, limit: int) -> Any:
+        raise NotImplementedError
+
+    def _search(self, model: Any, deadline: Deadline) -> SolveResult:
         raise NotImplementedError

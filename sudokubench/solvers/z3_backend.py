@@ -44,9 +44,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
+from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.encodings.smt import blocking_clause, decode, smtlib
 from sudokubench.grid import Grid
+from sudokubench.solvers.modelled import SearchedModel
 
 __all__ = ["Z3"]
 
@@ -74,7 +75,7 @@ class _Model:
     limit: int
 
 
-class Z3(BaseBackend):
+class Z3(SearchedModel):
     """z3 on Sudoku as pseudo-Boolean SMT."""
 
     name = "z3"
@@ -84,12 +85,6 @@ class Z3(BaseBackend):
     handles_hard: ClassVar[bool] = True
     practical_count: ClassVar[int] = 300  # a check per grid: see "Counting" above
 
-    def _solve(self, puzzle: Grid, limit: int, deadline: Deadline) -> SolveResult:
-        start = time.perf_counter()
-        model = self._model(puzzle, limit)
-        encode_s = time.perf_counter() - start
-        return self._search(model, deadline, encode_s)
-
     def _model(self, puzzle: Grid, limit: int) -> _Model:
         """Parse the puzzle's formula into a new solver (of this thread's context)."""
         import z3
@@ -98,7 +93,7 @@ class Z3(BaseBackend):
         solver.from_string(smtlib(puzzle))
         return _Model(puzzle, solver, limit)
 
-    def _search(self, model: _Model, deadline: Deadline, encode_s: float = 0.0) -> SolveResult:
+    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
         """Check, block, check again until unsat, `limit` grids, or the deadline."""
         import z3
 
@@ -138,7 +133,6 @@ class Z3(BaseBackend):
             found,
             finished=finished,
             timed_out=timed_out,
-            encode_s=encode_s,
             solve_s=solve_s,
             stats=_stats(solver.statistics(), checks),
         )
