@@ -12,7 +12,7 @@ import sys
 import pytest
 from support import TESTS, cli
 
-from sudokubench.backend import SearchBackend
+from sudokubench.backend import Streaming
 from sudokubench.grid import Grid, Shape, is_solution
 from sudokubench.solvers import DEFAULT_BACKEND, backend_names, get_backend
 
@@ -66,7 +66,7 @@ def test_the_empty_grid_says_all_cannot_finish_and_streams() -> None:
     [
         pytest.param(name, id=name)
         for name in backend_names()
-        if get_backend(name).available() and not isinstance(get_backend(name), SearchBackend)
+        if get_backend(name).available() and not isinstance(get_backend(name), Streaming)
     ],
 )
 def test_a_backend_that_keeps_its_solutions_is_refused_all_of_the_empty_grid(name: str) -> None:

@@ -3,7 +3,8 @@
 The fakes here record their own clocks inside each phase and put them into `stats`, so the
 tests compare the harness's numbers with what happened around them (no wall-clock bound):
 the timed region lies between the end of `prepare` and the start of `answer`, and contains
-the whole of `run`. Burned time is CPU time (`process_time`), which load does not inflate.
+the whole of `run`. Burned time is the thread's CPU time (`thread_time`), which load does not
+inflate and which, unlike the process's, other threads cannot make run ahead of the wall clock.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ CONFLICT = TELEGRAM[:1] + "8" + TELEGRAM[2:]
 
 def burn(seconds: float) -> None:
     """Spin until this process has used `seconds` more CPU time."""
-    end = time.process_time() + seconds
-    while time.process_time() < end:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
         pass
 
 
