@@ -20,8 +20,11 @@ exit code 2), never an empty run. For a spread-out sample, take a range of a shu
 `resolve_input(arg)` reads any PUZZLE|FILE|- argument as a `Source`: `-` or `stdin` (with an
 optional selection, `stdin:3`), an existing file (with an optional selection,
 `puzzles/top95.txt:1-5`), a collection name (with an optional selection), or a puzzle written
-out (a line, a block, tokens, JSON, or `puzzle:count:solution`), whose id is `argument`. A path
-wins over a collection of the same name; a name that is neither gets the closest collection
+out (a line, a block, tokens, JSON, or `puzzle:count:solution`), whose id is `argument` (or
+`argument:N`, the N-th of several written out on one `compare` line). Those ids select their
+puzzle again from the results database `compare` writes by default, `sudokubench.sqlite` in the
+working directory: the newest run that holds the id gives the puzzle. A path wins over a
+collection of the same name; a name that is neither gets the closest collection
 names as a "did you mean". This module imports only `grid` and `formats`.
 """
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +54,9 @@ __all__ = [
 
 #: The id of a puzzle given on the command line rather than in a file.
 ARGUMENT_ID = "argument"
+#: Where an `argument` id is looked up again: the results database `compare` writes by default.
+ARGUMENT_DB = "sudokubench.sqlite"
+_ARGUMENT = re.compile(rf"{ARGUMENT_ID}(?::[1-9]\d{{0,11}})?")
 
 #: File extensions that mark an argument as a file name, not a puzzle (`foo.txt`).
 _FILE_SUFFIXES = (".txt", ".gz", ".csv", ".sdk", ".ss", ".sdm", ".json", ".text")
@@ -200,6 +207,11 @@ class Source:
         if self.kind == "puzzle":
             yield _argument_record(self.text, shape)
             return
+        if self.kind == "stored":
+            text, box = self.text.split("\n", 1)
+            stored_shape = shape or (Shape.parse(box) if box else None)
+            yield PuzzleRecord(self.label, parse_grid(text, stored_shape, where=self.label))
+            return
         path = "-" if self.kind == "stdin" else self.path
         records = read_puzzles(path, shape, label=self.label)  # type: ignore[arg-type]
         yield from (self.subset.take(records, self.label) if self.subset else records)
@@ -245,8 +257,9 @@ def _unknown(arg: str) -> GridFormatError:
     head = arg.partition(":")[0]
     if head == ARGUMENT_ID:
         return GridFormatError(
-            f"{shown}: the id of a puzzle written out on a command line names no file: "
-            "give the puzzle itself"
+            f"{shown}: the id of a puzzle written out on a command line, and no run in "
+            f"{ARGUMENT_DB} here holds it: give the puzzle itself, or run this in the folder "
+            "of the results database that stored it"
         )
     names = collection_names()
     close = difflib.get_close_matches(head, names, n=3, cutoff=0.6)
@@ -274,6 +287,31 @@ def resolve_input(arg: str) -> Source:
     path = find_collection(arg)
     if path is not None:
         return Source("collection", arg, arg, path)
+    if _ARGUMENT.fullmatch(arg):
+        stored = _stored_argument(arg)
+        if stored is not None:
+            return stored
     if _looks_like_name(arg):
         raise _unknown(arg)
     return Source("puzzle", ARGUMENT_ID, arg)
+
+
+def _stored_argument(puzzle_id: str) -> Source | None:
+    """The puzzle `compare` stored as `puzzle_id` (`argument`, `argument:N`) in the newest run of
+    ./sudokubench.sqlite that holds it, read without writing; None when there is none (no such
+    file, not a results database, no run with that id)."""
+    if not Path(ARGUMENT_DB).is_file():
+        return None
+    try:
+        uri = f"{Path(ARGUMENT_DB).resolve().as_uri()}?mode=ro"
+        with sqlite3.connect(uri, uri=True) as db:
+            row = db.execute(
+                "SELECT puzzle, box FROM puzzles WHERE puzzle_id = ? ORDER BY run_id DESC LIMIT 1",
+                (puzzle_id,),
+            ).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not isinstance(row[0], str):
+        return None
+    box = row[1] if isinstance(row[1], str) else ""
+    return Source("stored", puzzle_id, f"{row[0]}\n{box}", Path(ARGUMENT_DB))

@@ -82,9 +82,30 @@ def test_an_empty_selection_is_one_line_and_exit_2(command, selection):
     assert "selects no puzzle" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_an_argument_id_says_to_give_the_puzzle_itself():
-    done = cli("solve", "argument:2")
+def test_an_argument_id_no_run_holds_says_to_give_the_puzzle_itself(tmp_path):
+    done = cli("solve", "argument:2", cwd=tmp_path)
     assert done.returncode == 2 and "give the puzzle itself" in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_argument_ids_select_their_puzzle_again_from_the_results_database(tmp_path, command):
+    """`compare P1 P2` prints `argument:1`, `argument:2` and stores them in sudokubench.sqlite
+    (its default database); given back in that folder, each selects its own puzzle, and an
+    id no run holds is refused."""
+    done = cli("compare", TELEGRAM, MULTIPLE, "-b", "fast", "--json", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    printed = [r["puzzle_id"] for r in json.loads(done.stdout)["results"]]
+    assert printed == ["argument:1", "argument:2"]
+    assert ids_of("argument:2", cwd=tmp_path) == [("argument:2", MULTIPLE)]
+    assert ids_of("argument:1", cwd=tmp_path) == [("argument:1", TELEGRAM)]
+    again = cli(command, "argument:2", cwd=tmp_path)
+    if command == "rate":  # rate accepts unique puzzles only: the 28-solution one is refused
+        assert again.returncode == 2 and "solutions" in again.stderr, again.stderr
+    else:
+        assert again.returncode == 0, again.stderr
+    missing = cli(command, "argument:3", cwd=tmp_path)
+    assert missing.returncode == 2 and "no run in sudokubench.sqlite" in missing.stderr
 
 
 def test_compare_ids_select_the_puzzles_again(tmp_path):
