@@ -42,14 +42,13 @@ so a puzzle's time would depend on the ones before it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
 from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
-from sudokubench.solvers.modelled import SearchedModel
+from sudokubench.solvers.modelled import Model, SearchedModel
 
 __all__ = ["Clingo", "program"]
 
@@ -58,15 +57,6 @@ __all__ = ["Clingo", "program"]
 def program() -> str:
     """The ASP program, `encodings/sudoku.lp` (a file of the package)."""
     return resources.files("sudokubench.encodings").joinpath("sudoku.lp").read_text("utf-8")
-
-
-@dataclass
-class _Model:
-    """A grounded clingo Control for one puzzle."""
-
-    puzzle: Grid
-    control: Any  # clingo.Control (clingo is imported lazily)
-    limit: int
 
 
 class Clingo(SearchedModel):
@@ -78,7 +68,7 @@ class Clingo(SearchedModel):
     practical_n: ClassVar[int] = 25
     handles_hard: ClassVar[bool] = True
 
-    def _model(self, puzzle: Grid, limit: int) -> _Model:
+    def _model(self, puzzle: Grid, limit: int) -> Model:
         """Load the program, add the puzzle's constants and givens, and ground it."""
         import clingo
 
@@ -93,9 +83,9 @@ class Clingo(SearchedModel):
         givens = (f"given({k // n},{k % n},{d})." for k, d in enumerate(puzzle.cells) if d)
         control.add("base", [], "".join(givens))
         control.ground([("base", [])])
-        return _Model(puzzle, control, limit)
+        return Model(puzzle, control, limit)
 
-    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
+    def _search(self, model: Model, deadline: Deadline) -> SolveResult:
         """Enumerate up to `limit` answer sets, cancelled at the deadline."""
         puzzle, n = model.puzzle, model.puzzle.shape.n
         found: list[Grid] = []
@@ -108,7 +98,7 @@ class Clingo(SearchedModel):
             found.append(Grid(puzzle.shape, tuple(cells)))
 
         start = time.perf_counter()
-        with model.control.solve(on_model=on_model, async_=True) as handle:
+        with model.handle.solve(on_model=on_model, async_=True) as handle:
             if not handle.wait(deadline.remaining()):
                 handle.cancel()
             outcome = handle.get()
@@ -120,7 +110,7 @@ class Clingo(SearchedModel):
             finished=finished,
             timed_out=timed_out,
             solve_s=solve_s,
-            stats=_stats(model.control.statistics),
+            stats=_stats(model.handle.statistics),
         )
 
 

@@ -54,28 +54,17 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.encodings.mip import decode, lower_bounds, no_good, rows
 from sudokubench.grid import Grid
-from sudokubench.solvers.modelled import SearchedModel
+from sudokubench.solvers.modelled import Model, SearchedModel
 
 __all__ = ["Highs"]
 
 #: Whether this process already made a HiGHS solver (and so saw its banner).
 _banner_shown = False
-
-
-@dataclass
-class _Model:
-    """A HiGHS instance holding the model of one puzzle."""
-
-    puzzle: Grid
-    highs: Any  # highspy.Highs (highspy is imported lazily)
-    limit: int
-    stats: dict[str, int | float] = field(default_factory=dict)
 
 
 class Highs(SearchedModel):
@@ -88,7 +77,7 @@ class Highs(SearchedModel):
     handles_hard: ClassVar[bool] = True
     practical_count: ClassVar[int] = 30  # one MIP per grid: see "Counting" above
 
-    def _model(self, puzzle: Grid, limit: int) -> _Model:
+    def _model(self, puzzle: Grid, limit: int) -> Model:
         """A silent single-threaded HiGHS holding the puzzle's columns and rows."""
         import highspy
         import numpy as np
@@ -111,13 +100,13 @@ class Highs(SearchedModel):
             np.array(shape_rows.indices, dtype=np.int32),
             np.ones(len(shape_rows.indices)),
         )
-        return _Model(puzzle, highs, limit)
+        return Model(puzzle, highs, limit)
 
-    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
+    def _search(self, model: Model, deadline: Deadline) -> SolveResult:
         """Solve, cut the solution off, solve again until infeasible, `limit`, or the deadline."""
         import highspy
 
-        highs, puzzle = model.highs, model.puzzle
+        highs, puzzle = model.handle, model.puzzle
         status_type = highspy.HighsModelStatus
         found: list[Grid] = []
         finished = timed_out = False

@@ -15,7 +15,7 @@ from typing import Any
 from sudokubench.backend import BaseBackend, Deadline, SolveResult, make_result
 from sudokubench.grid import Grid
 
-__all__ = ["ModelledBackend", "Outcome", "SearchedModel"]
+__all__ = ["Model", "ModelledBackend", "Outcome", "SearchedModel"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,18 @@ class Outcome:
     solutions: list[Grid]
     finished: bool
     timed_out: bool
+    stats: dict[str, int | float] = field(default_factory=dict)
+
+
+@dataclass
+class Model:
+    """What `SearchedModel._model` builds for one puzzle: the library's object holding its model
+    (`handle`: a z3 solver, a grounded clingo Control, a HiGHS instance), the limit, and the
+    statistics its search gathers."""
+
+    puzzle: Grid
+    handle: Any
+    limit: int
     stats: dict[str, int | float] = field(default_factory=dict)
 
 

@@ -41,13 +41,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from sudokubench.backend import Deadline, SolveResult, make_result
 from sudokubench.encodings.smt import blocking_clause, decode, smtlib
 from sudokubench.grid import Grid
-from sudokubench.solvers.modelled import SearchedModel
+from sudokubench.solvers.modelled import Model, SearchedModel
 
 __all__ = ["Z3"]
 
@@ -66,15 +65,6 @@ TIMEOUT_REASONS = frozenset({"timeout", "canceled"})
 _local = threading.local()
 
 
-@dataclass
-class _Model:
-    """A z3 solver holding the formula of one puzzle."""
-
-    puzzle: Grid
-    solver: Any  # z3.Solver (z3 is imported lazily)
-    limit: int
-
-
 class Z3(SearchedModel):
     """z3 on Sudoku as pseudo-Boolean SMT."""
 
@@ -85,19 +75,19 @@ class Z3(SearchedModel):
     handles_hard: ClassVar[bool] = True
     practical_count: ClassVar[int] = 300  # a check per grid: see "Counting" above
 
-    def _model(self, puzzle: Grid, limit: int) -> _Model:
+    def _model(self, puzzle: Grid, limit: int) -> Model:
         """Parse the puzzle's formula into a new solver (of this thread's context)."""
         import z3
 
         solver = z3.Solver(ctx=_context())
         solver.from_string(smtlib(puzzle))
-        return _Model(puzzle, solver, limit)
+        return Model(puzzle, solver, limit)
 
-    def _search(self, model: _Model, deadline: Deadline) -> SolveResult:
+    def _search(self, model: Model, deadline: Deadline) -> SolveResult:
         """Check, block, check again until unsat, `limit` grids, or the deadline."""
         import z3
 
-        solver, puzzle = model.solver, model.puzzle
+        solver, puzzle = model.handle, model.puzzle
         found: list[Grid] = []
         finished = timed_out = False
         checks = 0
