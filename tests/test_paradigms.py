@@ -121,7 +121,7 @@ def test_z3_unknown_is_a_timeout_only_for_the_time_limit(
 
     def faked(puzzle: Grid, limit: int) -> object:
         model = real(puzzle, limit)
-        model.solver = FakeZ3Solver(reason)
+        model.handle = FakeZ3Solver(reason)
         return model
 
     monkeypatch.setattr(backend, "_model", faked)
@@ -196,8 +196,8 @@ def test_highs_an_unexpected_model_status_is_an_error_naming_it(
 
     def node_limited(puzzle: Grid, limit: int) -> object:
         model = real(puzzle, limit)
-        model.highs.setOptionValue("presolve", "off")
-        model.highs.setOptionValue("mip_max_nodes", 0)  # HiGHS stops before any node
+        model.handle.setOptionValue("presolve", "off")
+        model.handle.setOptionValue("mip_max_nodes", 0)  # HiGHS stops before any node
         return model
 
     monkeypatch.setattr(backend, "_model", node_limited)
