@@ -190,7 +190,8 @@ class Backend(Protocol):
 @runtime_checkable
 class Phased(Protocol):
     """The optional three phases of a solve (see the module docstring): a backend that has them
-    is timed around `run` only; one that has only `solve` is timed around `solve`."""
+    is timed around `run` only (or around what its optional `bind` returns); one that has only
+    `solve` is timed around `solve`."""
 
     def prepare(self, puzzle: Grid, limit: int) -> Any:
         """Untimed: checks and the puzzle in the solving call's form, or a final SolveResult."""
