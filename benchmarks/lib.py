@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from _common import load_average
@@ -199,37 +200,48 @@ def interleaved_us(library: Path, lines: list[str], limit: int, rounds: int) -> 
     return best[0] * 1e6, best[1] * 1e6, None
 
 
-def per_call_us(library: Path, grid: str, calls: int = 200_000) -> tuple[float, float, float]:
-    """On a solved grid, in us: the empty timed region (the two clock reads alone), and the
-    call as the backend's timed region makes it (`bind`: ready C values, `PyDLL`) and with
-    `argtypes` set (converted on each call, `CDLL`); the best of five passes each."""
+def per_call_us(library: Path, grid: str, calls: int = 200_000) -> dict[str, float]:
+    """On a solved grid, in us (the best of five passes each): the empty timed region (the two
+    clock reads alone, median), and one call made in each of the ways that lead to the
+    backend's: `argtypes` set (each argument converted on every call); the function bound with
+    `functools.partial` to ctypes objects (the backend's call before its region was the bare
+    call: a ctypes argument object made for each of them on every call, the GIL released);
+    ready C values (`from_param`, `byref`) on `CDLL`; the same on `PyDLL`, which keeps the
+    GIL, as the backend's timed region makes it (`bind`)."""
     from sudokubench.grid import Grid
     from sudokubench.solvers.lib import LibBackend
 
     backend = LibBackend(str(library))
-    function, arguments = backend.bind(backend.prepare(Grid.parse(grid), 1), None)
+    prepared = backend.prepare(Grid.parse(grid), 1)
+    function, arguments = backend.bind(prepared, None)
+    released = getattr(ctypes.CDLL(str(library)), SYMBOL)
+    released.restype = ctypes.c_size_t
     plain = getattr(ctypes.CDLL(str(library)), SYMBOL)
     plain.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32, ctypes.c_char_p,
                       ctypes.POINTER(ctypes.c_size_t)]  # fmt: skip
     plain.restype = ctypes.c_size_t
     solution, guesses = ctypes.create_string_buffer(96), ctypes.c_size_t()
     ref, text, clock = ctypes.pointer(guesses), grid.encode(), time.perf_counter
-    empty, ready, converted = [], [], []
+    objects = (text, ctypes.c_size_t(1), ctypes.c_uint32(0), solution, ref)
+    ways = {
+        "argtypes": (plain, (text, 1, 0, solution, ref)),
+        "partial, ctypes objects": (partial(released, *objects), ()),
+        "ready C values, CDLL": (released, arguments),
+        "ready C values, PyDLL (as timed)": (function, arguments),
+    }
+    best = {"empty timed region": float("inf")} | {way: float("inf") for way in ways}
     for _ in range(5):
         regions = []
         for _ in itertools.repeat(None, calls // 10):
             start = clock()
             regions.append(clock() - start)
-        empty.append(statistics.median(regions) * calls)  # (divided by calls below)
-        start = clock()
-        for _ in itertools.repeat(None, calls):
-            function(*arguments)
-        ready.append(clock() - start)
-        start = clock()
-        for _ in itertools.repeat(None, calls):
-            plain(text, 1, 0, solution, ref)
-        converted.append(clock() - start)
-    return tuple(min(x) / calls * 1e6 for x in (empty, ready, converted))  # type: ignore[return-value]
+        best["empty timed region"] = min(best["empty timed region"], statistics.median(regions))
+        for way, (call, args) in ways.items():
+            start = clock()
+            for _ in itertools.repeat(None, calls):
+                call(*args)
+            best[way] = min(best[way], (clock() - start) / calls)
+    return {way: seconds * 1e6 for way, seconds in best.items()}
 
 
 #: The three figures of a fidelity line: mean and median wall time, mean CPU time.
@@ -271,10 +283,10 @@ def main() -> None:
             default = ["kaggle9999:1-2000"]
         name = f"lib:{library}"
         print(f"library {library.name}; {os.cpu_count()} CPUs, load average {load_average()}")
-        empty, ready, converted = per_call_us(library, SOLVED.read_text().split()[0][:81])
-        print(f"on a solved grid: the empty timed region (two clock reads) {empty:.3f} us; a call "
-              f"{ready:.2f} us as the backend's timed region makes it, {converted:.2f} us with "
-              f"argtypes (load {load_average()})")  # fmt: skip
+        costs = per_call_us(library, SOLVED.read_text().split()[0][:81])
+        print(f"on a solved grid, us (load {load_average()}):")
+        for way, us in costs.items():
+            print(f"  {us:6.3f}  {way}")
 
         quiet = os.getloadavg()[0] < (os.cpu_count() or 1)
         print(f"\nfidelity at limit {opts.limit}, us per puzzle (target: within 15% + 1 us; "
