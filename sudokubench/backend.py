@@ -27,8 +27,12 @@ is timed:
 
 `timed_call` applies the rule: `perf_counter` and `process_time` around `run` only; prepare's
 time becomes `encode_s`, run's `solve_s` (the harness's `wall_s`), its CPU time the harness's
-`cpu_s`. `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same
-numbers. A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
+`cpu_s`. A backend may also have `bind(prepared, timeout) -> (function, arguments)`, untimed:
+the timed region is then exactly `function(*arguments)` (`BaseBackend.bind` gives `run` and
+`(prepared, timeout)`); `lib:` binds its C function and its ready C arguments, so its region
+is the foreign call alone, with no Python frame of the backend's around it.
+`BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same numbers.
+A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
 around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
 in `stats` as `reported_encode_s` / `reported_solve_s`.
 
@@ -43,7 +47,7 @@ from __future__ import annotations
 import copy
 import enum
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
@@ -186,7 +190,8 @@ class Backend(Protocol):
 @runtime_checkable
 class Phased(Protocol):
     """The optional three phases of a solve (see the module docstring): a backend that has them
-    is timed around `run` only; one that has only `solve` is timed around `solve`."""
+    is timed around `run` only (or around what its optional `bind` returns); one that has only
+    `solve` is timed around `solve`."""
 
     def prepare(self, puzzle: Grid, limit: int) -> Any:
         """Untimed: checks and the puzzle in the solving call's form, or a final SolveResult."""
@@ -390,6 +395,12 @@ class BaseBackend:
         except DeadlineExceeded:
             return make_result(self.name, [], finished=False, timed_out=True)
 
+    def bind(self, prepared: Any, timeout: float | None) -> tuple[Callable[..., Any], tuple]:
+        """Untimed: the timed region as a function and its arguments, `(run, (prepared,
+        timeout))` here; a backend overrides it to time a call more direct than `run` that
+        gives the same raw answer."""
+        return self.run, (prepared, timeout)
+
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the result `run` returned, as it is."""
         return raw
@@ -442,6 +453,15 @@ def _no_clock() -> float:
     return 0.0
 
 
+def _bound(backend: Any, prepared: Any, timeout: float | None) -> tuple[Callable[..., Any], tuple]:
+    """The timed region of a phased backend as (function, arguments): its `bind`'s, or its
+    `run` with `(prepared, timeout)` when it has no `bind` (a plug-in's own phases)."""
+    bind = getattr(backend, "bind", None)
+    if bind is None:
+        return backend.run, (prepared, timeout)
+    return bind(prepared, timeout)
+
+
 @cache
 def _phased(kind: type) -> bool:
     """Whether backends of class `kind` are timed around `run` (else around `solve`).
@@ -463,12 +483,17 @@ def timed_call(
     waited: Any = None,
 ) -> Timed:
     """Solve `puzzle` with `backend` under the timing rule (module docstring); never times more
-        than `run` (or a solve-only backend's `solve`). Without `cpu`, `cpu_s` is 0 (it costs two
-        system calls, outside the timed region). `waited`, a clock of the seconds this thread has
-    waited for a CPU (None where unknown), read just outside the timed region, gives `wait_s`.
+    than `run` (or what `bind` gives for it, or a solve-only backend's `solve`). Without `cpu`,
+    `cpu_s` is 0 (it costs two system calls, outside the timed region). `waited`, a clock of
+    the seconds this thread has waited for a CPU (None where unknown), read just outside the
+    timed region, gives `wait_s`.
 
-        ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
-        a solve-only backend's propagates, as its own `solve` would raise it.
+    The timed region holds `function(*arguments)` and the two clock reads around it, nothing
+    else: `bind` and the CPU and wait clocks are read outside it (`python benchmarks/lib.py`
+    measures the empty region, the two reads alone).
+
+    ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
+    a solve-only backend's propagates, as its own `solve` would raise it.
     """
     check_arguments(limit, timeout)
     perf_counter = time.perf_counter
@@ -489,11 +514,12 @@ def timed_call(
         encode_s = perf_counter() - start
         if isinstance(prepared, SolveResult):
             return Timed(prepared, encode_s, 0.0, 0.0)
+        function, arguments = _bound(backend, prepared, timeout)
         wait_start = wait()
         cpu_start = process_time()
         start = perf_counter()
         try:
-            raw = backend.run(prepared, timeout)
+            raw = function(*arguments)
         finally:
             solve_s = perf_counter() - start
             cpu_s = process_time() - cpu_start

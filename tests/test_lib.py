@@ -8,6 +8,7 @@ with `fast` through `compare`."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import sqlite3
 from pathlib import Path
 
@@ -95,13 +96,39 @@ def test_the_timed_call_is_the_one_c_call_and_the_grid_is_fetched_apart(c_librar
     backend = lib(c_library("-DFILL_AT_LIMIT_1"))
     prepared = backend.prepare(Grid.parse(MULTIPLE), 100)
     count = backend.run(prepared, None)
-    assert count == 28 and backend._solution.raw[0] == 0  # no grid at limit 100
+    assert count == 28 and prepared.solution.raw[0] == 0  # no grid at limit 100
     result = backend.answer(prepared, count)
     assert result.count == 28 and is_solution(result.solutions[0], Grid.parse(MULTIPLE))
     # the timing rule times `run` alone: the backend keeps BaseBackend's solve (timed_solve)
     assert isinstance(backend, Phased) and type(backend).solve is BaseBackend.solve
     timed = timed_call(backend, Grid.parse(MULTIPLE), 100)
     assert timed.answer.count == 28 and timed.encode_s > 0
+
+
+def test_the_timed_region_is_the_c_function_on_ready_c_values(c_library):
+    backend = lib(c_library())
+    prepared = backend.prepare(Grid.parse(TELEGRAM), 2)
+    function, arguments = backend.bind(prepared, None)
+    assert function is backend._function  # no Python frame of the backend's in the region
+    carg = type(ctypes.byref(ctypes.c_int()))  # what ctypes passes without converting
+    assert type(arguments[0]) is bytes and all(type(a) is carg for a in arguments[1:])
+    prepared.guesses.value = 12345  # the library writes its count of guesses over it
+    assert function(*arguments) == 1 and prepared.guesses.value != 12345
+    result = backend.answer(prepared, 1)
+    assert result.count == 1 and result.solutions[0] == Grid.parse(TELEGRAM_SOLUTION)
+    # with a timeout, the region is the call in a forked child
+    assert backend.bind(prepared, 5.0) == (backend._in_child, (prepared, 5.0))
+
+
+def test_prepared_calls_have_buffers_of_their_own(c_library):
+    backend = lib(c_library())
+    first = backend.prepare(Grid.parse(TELEGRAM), 1)
+    second = backend.prepare(Grid.parse(MULTIPLE), 100)
+    counts = backend.run(second, None), backend.run(first, None)  # out of order
+    assert counts == (28, 1)
+    assert backend.answer(first, 1).solutions[0] == Grid.parse(TELEGRAM_SOLUTION)
+    many = backend.answer(second, 28)
+    assert many.count == 28 and is_solution(many.solutions[0], Grid.parse(MULTIPLE))
 
 
 def test_a_timeout_in_python_runs_the_call_in_a_child_killed_in_time(c_library):

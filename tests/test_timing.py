@@ -175,3 +175,53 @@ def test_a_solve_only_plugin_is_timed_around_solve_and_keeps_its_times_in_stats(
 def test_bad_arguments_are_value_errors(limit: Any, timeout: Any) -> None:
     with pytest.raises(ValueError, match="must be"):
         timed_call(Burner(), Grid.parse(TELEGRAM), limit, timeout)
+
+
+class Bound(Burner):
+    """`bind` gives a function of its own for the timed region (as `lib:` binds its C call):
+    `run` is never called by `timed_call`, the bound function's raw answer goes to `answer`."""
+
+    name = "bound"
+
+    def bind(self, prepared: Any, timeout: float | None) -> tuple[Any, tuple]:
+        burn(BURN)  # untimed, like prepare
+        return self.region, (prepared[0], timeout)
+
+    def region(self, puzzle: Grid, timeout: float | None) -> Any:
+        self.called_with = (puzzle, timeout)
+        start = time.perf_counter()
+        return Grid.parse(TELEGRAM_SOLUTION), start, time.perf_counter()
+
+    def run(self, prepared: Any, timeout: float | None) -> Any:
+        raise AssertionError("timed_call must time what bind gives, not run")
+
+
+def test_the_timed_region_is_what_bind_gives_and_bind_is_untimed() -> None:
+    backend = Bound()
+    timed = timed_call(backend, Grid.parse(TELEGRAM), 1, 3.0, cpu=True)
+    assert backend.called_with == (Grid.parse(TELEGRAM), 3.0)
+    result = timed.answer
+    assert result.status is Status.SOLVED and result.solution == Grid.parse(TELEGRAM_SOLUTION)
+    assert result.stats["inside"] <= timed.solve_s
+    assert timed.cpu_s < BURN  # bind's burn is not in the timed region
+
+
+def test_a_plugin_without_bind_is_timed_around_its_run() -> None:
+    class Phases:  # the three phases of a Burner, no BaseBackend and no bind
+        name = "phases"
+
+        inner = Burner()
+
+        def prepare(self, puzzle: Grid, limit: int) -> Any:
+            return self.inner.prepare(puzzle, limit)
+
+        def run(self, prepared: Any, timeout: float | None) -> Any:
+            return self.inner.run(prepared, timeout)
+
+        def answer(self, prepared: Any, raw: Any) -> SolveResult:
+            return self.inner.answer(prepared, raw)
+
+    before = Burner.runs
+    result = timed_solve(Phases(), Grid.parse(TELEGRAM))
+    assert Burner.runs == before + 1 and result.solution == Grid.parse(TELEGRAM_SOLUTION)
+    assert result.stats["inside"] <= result.solve_s <= result.stats["gap"]

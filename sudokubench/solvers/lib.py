@@ -10,10 +10,14 @@ The function, `SYMBOL` in the library at `PATH` (default `TdokuSolverDpllTriadSi
 `num_guesses` goes into `stats["guesses"]`. `configuration` is 0. The name splits PATH from
 SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` is a path).
 
-- Timing (the timing rule's three phases, `backend.py`): `prepare` makes the puzzle's 81 bytes
-  and the limit's `c_size_t` (untimed), `run` is the one C call (the timed region), `answer`
-  decodes it (untimed). When the count is >= 1 but the library left `solution` empty (limit
-  >= 2), `answer` makes one more call at limit 1 for the first grid, outside the timed region.
+- Timing (the timing rule's three phases, `backend.py`): `prepare` makes everything the call
+  takes, untimed: the puzzle's 81 bytes, the limit and the configuration as ready C values,
+  references to a solution buffer and a guess counter of the call's own. `bind` hands
+  `timed_call` the C function and that tuple, so the timed region is `function(*arguments)`:
+  the one foreign call, with nothing converted, looked up or allocated in it (so no garbage
+  collection can start in it either). `answer` decodes it (untimed). When the count is >= 1
+  but the library left `solution` empty (limit >= 2), `answer` makes one more call at limit 1
+  for the first grid, outside the timed region.
 - Counts: `count` is what the library returned; `solutions` holds one grid (the library gives
   no other), so the count of a grid with 28 solutions at limit 100 is 28, exhaustive, with its
   first grid checked by the independent checker and the count cross-checked with the other
@@ -28,18 +32,19 @@ SYMBOL at the last ':' when what follows is a C identifier (so `lib:./a:b/x.so` 
   tasks (ERROR naming the signal, or TIMEOUT) and the worker is restarted. `contained_copy()`
   gives the instance the command line uses: every call in a forked child, so a crash there is
   an ERROR result ("crashed: SIGSEGV"), never the end of the command.
-- Threads: an instance reuses its buffers, so it makes one call at a time (as the harness's
-  workers do); use one instance per thread.
+- Threads: the function is loaded with `ctypes.PyDLL`, so a call holds the GIL (releasing and
+  taking it back cost about 0.03 us of every call under `ctypes.CDLL`); each prepared call has
+  buffers of its own, so calls from several threads are safe, one at a time.
 - Loading: the constructor loads the library and looks the symbol up, so a missing file, a file
   that is not a library, one for another architecture or without the symbol is an
   `UnknownBackendError` (one line, exit code 2) before anything runs.
 
 Why ctypes and not cffi: ctypes is in the standard library; cffi would be a new dependency,
 its ABI mode calls through libffi as ctypes does, and its API mode compiles a C extension, so
-it needs a C compiler wherever sudokubench runs. `prepare` binds the function to ready ctypes
-objects (`functools.partial`: no `argtypes` conversion on each call, no attribute looked up in
-the timed region); `python benchmarks/lib.py` measures the per-call cost of this and of
-`argtypes` side by side.
+it needs a C compiler wherever sudokubench runs. The per-call cost of ctypes is kept down
+without either: no `argtypes` (each argument is already a C value: ctypes only copies it) and
+`PyDLL`; `python benchmarks/lib.py` measures the call as made here against `argtypes` side by
+side.
 """
 
 from __future__ import annotations
@@ -56,7 +61,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import BinaryIO, ClassVar, NamedTuple
 
@@ -74,7 +78,8 @@ NINE = Shape(3, 3)
 #: A child that overruns its deadline is killed this long after it.
 GRACE_S = 0.5
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CONFIGURATION = ctypes.c_uint32(0)
+#: The configuration argument (always 0), as a ready C value.
+_CONFIGURATION = ctypes.c_uint32.from_param(0)
 _DIGITS = frozenset(b"123456789")
 
 
@@ -86,7 +91,7 @@ def split_spec(spec: str) -> tuple[str, str]:
     return spec, DEFAULT_SYMBOL
 
 
-def _load(spec: str) -> tuple[ctypes.CDLL, ctypes._CFuncPtr]:  # type: ignore[name-defined]
+def _load(spec: str) -> tuple[ctypes.PyDLL, ctypes._CFuncPtr]:  # type: ignore[name-defined]
     """The library and its function; UnknownBackendError (one line) when either is missing."""
     path, symbol = split_spec(spec)
     where = f"backend 'lib:{spec}'"
@@ -97,7 +102,7 @@ def _load(spec: str) -> tuple[ctypes.CDLL, ctypes._CFuncPtr]:  # type: ignore[na
         why = "is not a file" if file.exists() else "does not exist"
         raise UnknownBackendError(f"{where}: {path} {why}")
     try:
-        library = ctypes.CDLL(str(file.resolve()), mode=ctypes.RTLD_LOCAL)
+        library = ctypes.PyDLL(str(file.resolve()), mode=ctypes.RTLD_LOCAL)
     except OSError as exc:  # not a library, another architecture, a missing dependency
         detail = _elf_mismatch(file) or str(exc).removeprefix(f"{file.resolve()}: ")
         raise UnknownBackendError(f"{where}: cannot load {path}: {detail}") from None
@@ -146,12 +151,21 @@ class Reply(NamedTuple):
 
 @dataclass(slots=True)
 class Call:
-    """A prepared call: the puzzle's bytes, the limit, and the C function with every argument
-    bound (`call()` is the whole timed region)."""
+    """A prepared call: the puzzle's bytes, the limit, the buffers the library writes, and the
+    function's arguments as ready C values (`function(*arguments)` is the whole timed region)."""
 
     text: bytes
     limit: int
-    call: Callable[[], int]
+    solution: ctypes.Array[ctypes.c_char]
+    guesses: ctypes.c_size_t
+    arguments: tuple[object, ...]
+
+
+def _arguments(text: bytes, limit: int, solution: ctypes.Array, guesses: ctypes.c_size_t) -> tuple:
+    """The five arguments as C values ctypes passes as they are: `from_param` and `byref` make
+    them once, here, instead of on every call."""
+    size = ctypes.c_size_t.from_param(limit)
+    return (text, size, _CONFIGURATION, ctypes.byref(solution), ctypes.byref(guesses))
 
 
 class LibBackend(BaseBackend):
@@ -169,11 +183,6 @@ class LibBackend(BaseBackend):
         self.path, self.symbol = split_spec(spec)
         self.library, self._function = _load(spec)
         self.contained = contained
-        self._solution = ctypes.create_string_buffer(96)
-        self._guesses = ctypes.c_size_t(0)
-        self._guesses_ref = ctypes.pointer(self._guesses)
-        if contained:  # every call in a child, timeout or not
-            self.run = self._run_contained  # type: ignore[method-assign]
 
     def contained_copy(self) -> LibBackend:
         """The same library with every call in a forked child (what the command line uses)."""
@@ -197,21 +206,23 @@ class LibBackend(BaseBackend):
             return SolveResult(self.name, Status.ERROR, message=message)
         if not puzzle.is_valid():
             return make_result(self.name, [], finished=True, message="conflicting givens")
-        self._solution[0] = b"\0"  # so `answer` sees whether the library wrote a grid
         text = str(puzzle).encode()
-        bound = (text, ctypes.c_size_t(limit), _CONFIGURATION, self._solution, self._guesses_ref)
-        return Call(text, limit, partial(self._function, *bound))
+        solution, guesses = ctypes.create_string_buffer(96), ctypes.c_size_t(0)
+        return Call(text, limit, solution, guesses, _arguments(text, limit, solution, guesses))
+
+    def bind(self, prepared: Call, timeout: float | None) -> tuple[Callable[..., object], tuple]:
+        """Untimed: the timed region's function and arguments. Without a timeout, the C
+        function and its ready arguments: the region is the one foreign call. With one (or in
+        a `contained` instance), the call in a forked child (its reply, or a result for a
+        crash or an overrun)."""
+        if timeout is not None or self.contained:
+            return self._in_child, (prepared, timeout)
+        return self._function, prepared.arguments
 
     def run(self, prepared: Call, timeout: float | None) -> int | Reply | SolveResult:
-        """The timed region: the one C call, its count. With a timeout, in a forked child (its
-        reply, or a result for a crash or an overrun)."""
-        if timeout is not None:
-            return self._in_child(prepared, timeout)
-        return prepared.call()
-
-    def _run_contained(self, prepared: Call, timeout: float | None) -> Reply | SolveResult:
-        """`run` of a `contained` instance: always in a forked child."""
-        return self._in_child(prepared, timeout)
+        """The timed region, as `bind` gives it: the C call's count (or a child's answer)."""
+        function, arguments = self.bind(prepared, timeout)
+        return function(*arguments)
 
     def answer(self, prepared: Call, raw: int | Reply | SolveResult) -> SolveResult:
         """The result of the call: its count and its grid (fetched at limit 1 when the library
@@ -225,16 +236,11 @@ class LibBackend(BaseBackend):
     def _fetch(self, prepared: Call, count: int) -> Reply:
         """The call's reply; when it counted solutions but wrote no grid (tdoku fills it only
         at limit 1), one more call at limit 1 writes the first."""
-        guesses = self._guesses.value
-        if 1 <= count <= prepared.limit and self._solution.raw[0] == 0:
-            self._function(
-                prepared.text,
-                ctypes.c_size_t(1),
-                _CONFIGURATION,
-                self._solution,
-                ctypes.pointer(ctypes.c_size_t(0)),
-            )
-        return Reply(count, guesses, self._solution.raw[:81])
+        guesses = prepared.guesses.value
+        if 1 <= count <= prepared.limit and prepared.solution.raw[0] == 0:
+            spare = ctypes.c_size_t(0)
+            self._function(*_arguments(prepared.text, 1, prepared.solution, spare))
+        return Reply(count, guesses, prepared.solution.raw[:81])
 
     def _decode(self, prepared: Call, reply: Reply) -> SolveResult:
         count = reply.count
@@ -273,8 +279,9 @@ class LibBackend(BaseBackend):
                 faulthandler.disable()  # a crash is reported as a result, not as a dump
                 signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C stops a call in C too
                 die_with_parent()
+                function, arguments = self._function, prepared.arguments
                 start = time.perf_counter()
-                count = prepared.call()
+                count = function(*arguments)
                 solve_s = time.perf_counter() - start
                 os.write(write, pickle.dumps((tuple(self._fetch(prepared, count)), solve_s)))
             finally:
