@@ -141,12 +141,15 @@ class Tally:
     ) -> None:
         """Take the i-th puzzle's rows (checked) and its verdict (None when not every task of
         the puzzle is in)."""
-        row = self._row
+        if len(rows) == 1 and rows[0].sample >= 0:  # one measured row: the usual puzzle
+            self._row(rows[0])
+            self._singles(i, rows)
+            if verdict is not None:
+                self._verdict(i, puzzle, verdict)
+            return
         for t in rows:
-            row(t)
-        measured = (
-            rows if len(rows) == 1 and rows[0].sample >= 0 else [t for t in rows if t.sample >= 0]
-        )
+            self._row(t)
+        measured = [t for t in rows if t.sample >= 0]
         if len(measured) == 1 or len({t.backend for t in measured}) == len(measured):
             self._singles(i, measured)  # one sample per backend: each row is its pair
         else:
