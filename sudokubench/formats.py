@@ -41,7 +41,15 @@ from typing import IO, NamedTuple
 
 from sudokubench.errors import GridFormatError, InvalidPuzzleError
 from sudokubench.grid import Grid
-from sudokubench.notation import BLANKS, clip, is_header, is_separator, is_skipped, row_cells
+from sudokubench.notation import (
+    BLANKS,
+    clip,
+    is_header,
+    is_separator,
+    is_skipped,
+    plain_line,
+    row_cells,
+)
 from sudokubench.output import (
     FORMATS,
     format_candidates,
@@ -388,7 +396,7 @@ def read_puzzles(
                 records = _block_records(name, stream, shape)
         for start, record in records:
             found += 1
-            record = record._replace(id=f"{label}:{found}")
+            record = PuzzleRecord(f"{label}:{found}", *record[1:])
             if solutions is not None and record.expected_solution is None:
                 text = next(solutions, None)
                 if text is not None:
@@ -413,7 +421,13 @@ def _line_records(
 ) -> Iterator[tuple[int, PuzzleRecord]]:
     for line_no, line in lines:
         if line and not line.startswith("#"):
-            yield line_no, parse_record(line, shape, where=f"{name}:{line_no}")
+            # A plain line of symbols (no annotations) is read at once, as `parse_record`
+            # would read it in the end; its id is set by `read_puzzles`.
+            cells = plain_line(line, shape) if ":" not in line else None
+            if cells is not None:
+                yield line_no, PuzzleRecord("", Grid._unchecked(*cells))
+            else:
+                yield line_no, parse_record(line, shape, where=f"{name}:{line_no}")
 
 
 def puzzles_dir() -> Path:

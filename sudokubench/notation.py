@@ -34,6 +34,7 @@ __all__ = [
     "is_separator",
     "is_skipped",
     "parse_cells",
+    "plain_line",
     "row_cells",
 ]
 
@@ -178,7 +179,7 @@ def _cells_from_json(text: str, shape: Shape | None, where: str) -> Cells:
     return _build(cells, shape, where, rows=len(data))
 
 
-def _plain_line(text: str, shape: Shape | None) -> Cells | None:
+def plain_line(text: str, shape: Shape | None) -> Cells | None:
     """The common case, a plain line of symbols, read without per-cell bookkeeping.
 
     None for anything else, including a bad plain line: the general path explains the error.
@@ -204,7 +205,7 @@ def parse_cells(text: str, shape: Shape | None = None, *, where: str = "") -> Ce
     stripped = text.strip()
     if stripped[:1] in ("{", "[") and (stripped[0] == "{" or re.match(r"\[\s*[\[\d]", stripped)):
         return _cells_from_json(stripped, shape, prefix)
-    fast = _plain_line(stripped, shape)
+    fast = plain_line(stripped, shape)
     if fast is not None:
         return fast
     lines = [(i, line.strip()) for i, line in enumerate(stripped.splitlines(), 1)]

@@ -64,12 +64,12 @@ class Shape:
 
     # -- geometry, computed once per shape -----------------------------------------------------
 
-    @property
+    @cached_property  # (read on every grid: an attribute once computed)
     def n(self) -> int:
         """Number of symbols, and the length of a row, column and box."""
         return self.box_rows * self.box_cols
 
-    @property
+    @cached_property
     def cells(self) -> int:
         """Number of cells, N * N."""
         return self.n * self.n

@@ -27,9 +27,9 @@ from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.startup import Startup
-from sudokubench.harness.stats import limited_status
+from sudokubench.harness.stats import FINISHED, limited_status
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
+from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
 
 __all__ = ["Progress", "Tracker", "to_row"]
 
@@ -40,9 +40,9 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
     only then). An answer that came after the limit is stored as TIMEOUT with its raw time
     and its answer (`stats.limited_status`)."""
     task = outcome.task
-    status = limited_status(outcome.status, outcome.wall_s, task.timeout)
-    message = outcome.message
-    if status != outcome.status:
+    status, message = outcome.status, outcome.message
+    if outcome.wall_s > task.timeout and status in FINISHED:  # (`limited_status`, inline)
+        status = limited_status(status, outcome.wall_s, task.timeout)
         message = f"answered after {outcome.wall_s:.3g} s, over the {task.timeout:g} s limit"
     if outcome.checked:
         verdict, problem, solutions = outcome.verdict, outcome.problem, outcome.solutions
@@ -52,28 +52,29 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         voice = check_result(task.backend, puzzle, outcome, task.limit)
         verdict, problem = str(voice.verdict), voice.problem
         solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
-    return TaskRow(
-        task_id=task.task_id,
-        puzzle_id=task.puzzle_id,
-        puzzle=task.puzzle,
-        backend=task.backend,
-        limit=task.limit,
-        timeout=task.timeout,
-        sample=task.sample,
-        status=status,
-        count=outcome.count,
-        exhaustive=outcome.exhaustive,
-        solutions=solutions,
-        encode_s=outcome.encode_s,
-        solve_s=outcome.solve_s,
-        wall_s=outcome.wall_s,
-        stats=dict(outcome.stats),
-        message=message,
-        verdict=verdict,
-        valid=problem is None,
-        problem=problem,
-        host=outcome.host or HOST,
-        peak_memory_bytes=outcome.peak_memory_bytes,
+    stats = outcome.stats
+    return TaskRow(  # (by position, in `TaskRow`'s order: keywords cost a microsecond a row)
+        task.task_id,
+        task.puzzle_id,
+        task.puzzle,
+        task.backend,
+        task.limit,
+        task.timeout,
+        task.sample,
+        status,
+        outcome.count,
+        outcome.exhaustive,
+        solutions,
+        outcome.encode_s,
+        outcome.solve_s,
+        outcome.wall_s,
+        stats if type(stats) is dict else dict(stats),  # (the outcome's own: it is dropped)
+        message,
+        verdict,
+        problem is None,
+        problem,
+        outcome.host or HOST,
+        outcome.peak_memory_bytes,
     )
 
 
@@ -204,7 +205,7 @@ class Tracker:
             if not tasks:  # every backend skips it: nothing to wait for
                 self.tally.add(i, puzzle, [], None)
                 return []
-        rows = self.partial.pop(i, [])
+        rows = self.partial.pop(i, []) if self.partial else []
         self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
         if rows:
             stored = {r.task_id for r in rows}
@@ -220,21 +221,30 @@ class Tracker:
 
     def add(self, row: TaskRow) -> None:
         """Take a new row; cross-check its puzzle when it was the last one."""
-        self.progress.done += 1
-        self.progress.statuses[row.status] += 1
-        self.progress.wrong += not row.valid
+        progress = self.progress
+        progress.done += 1
+        progress.statuses[row.status] += 1
+        if not row.valid:
+            progress.wrong += 1
         i = row.task_id // self.per_puzzle
         entry = self.open[i]
         entry.rows.append(row)
         entry.waiting -= 1
         if entry.waiting == 0:
             del self.open[i]
-            self._close(i, entry.puzzle, entry.rows)
+            verdict = cross_check(entry.puzzle, entry.rows)  # (`_close`, inline)
+            self.tally.add(i, entry.puzzle, entry.rows, verdict)
+            if verdict.problems:
+                self._disputed(verdict)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)
         self.tally.add(i, puzzle, rows, verdict)
-        if verdict.problems and any(p.kind == "disagree" for p in verdict.problems):
+        if verdict.problems:
+            self._disputed(verdict)
+
+    def _disputed(self, verdict: PuzzleVerdict) -> None:
+        if any(p.kind == "disagree" for p in verdict.problems):
             self.progress.disagreements += 1
 
     def close_rest(self) -> None:

@@ -377,12 +377,14 @@ class LocalPool:
                     worker.heard(now, 0)  # (the load is not part of the pace)
                     done = 0
                     continue
+                tasks = worker.tasks
+                capped = self.memory_limit is not None
                 for wire in message:  # outcomes, in task order
-                    if not worker.tasks:
+                    if not tasks:
                         raise ProtocolError("an outcome when no task was in flight")
-                    outcome = from_wire(worker.tasks[0], wire)  # (a bad one leaves it in flight)
-                    worker.tasks.popleft()
-                    yield self._within_memory(worker, outcome)
+                    outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
+                    tasks.popleft()
+                    yield self._within_memory(worker, outcome) if capped else outcome
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from sudokubench.backend import SolveResult, Status, Timed, stamp, timed_call
 from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
-from sudokubench.grid import Shape
+from sudokubench.grid import Grid, Shape
 from sudokubench.harness.noise import CpuWait
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.memory import PeakMemory
@@ -32,6 +32,7 @@ from sudokubench.harness.pool.task import Outcome, Task, failed
 from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
+from sudokubench.notation import plain_line
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
 __all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
@@ -95,7 +96,9 @@ def solve(backend: Any, task: Task) -> Solved:
     `backend.timed_call`'s: only the backend's `run` (or a solve-only plug-in's `solve`) is
     timed; `wall_s` and `cpu_s` are that region's."""
     try:
-        puzzle = parse_grid(task.puzzle, Shape.parse(task.box) if task.box else None)
+        shape = Shape.parse(task.box) if task.box else None
+        cells = plain_line(task.puzzle, shape)  # (the planner's line form: read at once)
+        puzzle = Grid._unchecked(*cells) if cells else parse_grid(task.puzzle, shape)
     except ValueError as exc:
         return _failed(failed(task, Status.ERROR, f"cannot read the puzzle: {exc}"))
     # A backend whose own timeout costs a forked child per solve runs without one: this

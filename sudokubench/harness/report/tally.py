@@ -47,7 +47,6 @@ from sudokubench.harness.stats import (
     FINISHED,
     NOISE_LIMIT,
     effort_of,
-    limited_status,
 )
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
@@ -142,11 +141,15 @@ class Tally:
     ) -> None:
         """Take the i-th puzzle's rows (checked) and its verdict (None when not every task of
         the puzzle is in)."""
+        if len(rows) == 1 and rows[0].sample >= 0:  # one measured row: the usual puzzle
+            self._row(rows[0])
+            self._singles(i, rows)
+            if verdict is not None:
+                self._verdict(i, puzzle, verdict)
+            return
         for t in rows:
             self._row(t)
-        measured = (
-            rows if len(rows) == 1 and rows[0].sample >= 0 else [t for t in rows if t.sample >= 0]
-        )
+        measured = [t for t in rows if t.sample >= 0]
         if len(measured) == 1 or len({t.backend for t in measured}) == len(measured):
             self._singles(i, measured)  # one sample per backend: each row is its pair
         else:
@@ -164,12 +167,16 @@ class Tally:
         """`_pairs` for rows that are each a pair of their own (what `pairs_of` makes of
         them: the status under the limit, the time if finished, the effort; no spread)."""
         for t in rows:
-            column = self._column(t.backend)
-            status = limited_status(t.status, t.wall_s, t.timeout)
-            column.status[i] = CODE[status]
+            column = self.columns.get(t.backend) or self._column(t.backend)
+            status = t.status
             if status in FINISHED:
-                column.time[i] = t.wall_s
-            column.put_effort(i, effort_of(t.stats))
+                if t.wall_s > t.timeout:  # (`limited_status`, inline: one call less a row)
+                    status = Status.TIMEOUT
+                else:
+                    column.time[i] = t.wall_s
+            column.status[i] = CODE[status]
+            if (effort := effort_of(t.stats)) is not None:
+                column.put_effort(i, effort)
 
     def _pairs(self, i: int, puzzle: PuzzleRow, rows: Sequence[TaskRow]) -> None:
         for backend, pairs in pairs_of(rows).items():
