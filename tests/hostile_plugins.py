@@ -11,6 +11,8 @@ Each one attacks the harness in one way a broken or malicious plug-in could:
 - `CloseFds`: closes every file descriptor of its worker, then answers.
 - `Babbler`: fails every task with a different message of `MESSAGE_CHARS` characters (the
   parent must not keep every text); `Repeater` fails every task with the same one.
+- `Formula`: answers ERROR with a message that is a spreadsheet formula, markup, quotes and
+  escape sequences.
 - `DetachAndHang`: starts a `sleep 302` detached into a session of its own (double fork), then
   never answers, so its worker is killed at the timeout.
 
@@ -146,6 +148,17 @@ class Repeater(Fake):
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
         """Raise the error every task raises."""
         raise RuntimeError("failure".ljust(MESSAGE_CHARS, "x"))
+
+
+class Formula(Fake):
+    """Answers every task ERROR with `message`, text made to run somewhere it is shown."""
+
+    name = "hostile_plugins:Formula"
+    message = "=cmd|' /C calc'!A0 <script>alert(\"x\")</script> $\\alpha$ \x1b]0;t\x07\x1b[2J"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """An ERROR result carrying the message as it is."""
+        return SolveResult(backend=self.name, status=Status.ERROR, message=self.message)
 
 
 class DetachAndHang(Fake):
