@@ -14,7 +14,7 @@ How it works:
   one dask task per batch. On the dask worker, a batch runs through a `LocalPool` of one
   process that the worker thread keeps for the next batches, so hard timeouts and crash
   isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
-  dask worker (which dask starts as a daemon process: `_allow_children` lifts multiprocessing's
+  dask worker (which dask starts as a daemon process: `dask_batch.py` lifts multiprocessing's
   rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
   come back in `wire.py`'s form, each with the worker's host.
 - **Memory.** Each task's peak is measured in the pool process that ran it, as locally. With
@@ -51,18 +51,17 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import multiprocessing
 import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sudokubench.errors import ClusterError, ClusterLost
-from sudokubench.harness.pool.probe import HOST, worker_info
+from sudokubench.harness.pool.dask_batch import run_batch
+from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task
-from sudokubench.harness.pool.wire import Wire, from_wire, to_wire
+from sudokubench.harness.pool.wire import from_wire
 from sudokubench.processes import MAX_WORKERS
 
 __all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor", "quiet_dask"]
@@ -323,7 +322,7 @@ class DaskExecutor:
 
     def _submit(self, batch: list[Task], tries: int, pending: dict[Any, Any], futures: Any) -> None:
         future = self.client.submit(
-            _run_batch,
+            run_batch,
             [tuple(t) for t in batch],
             self.grace,
             self.memory_limit,
@@ -403,38 +402,3 @@ def quiet_dask() -> None:
     names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
     for name in {"distributed", *names}:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-_pools = threading.local()
-
-
-def _run_batch(
-    batch: list[tuple], grace: float | None, memory_limit: int | None = None
-) -> tuple[float, list[Wire]]:
-    """On a dask worker: run a batch through this thread's own one-process LocalPool (made on
-    the first batch, kept for the next; its process held to `memory_limit`); the seconds it
-    took and the outcomes' wire forms, each with this machine's host as its last field."""
-    from sudokubench.harness.pool.local import LocalPool
-
-    pools: dict[tuple[float | None, int | None], LocalPool] = _pools.__dict__.setdefault(
-        "by_setting", {}
-    )
-    tasks = [Task(*fields) for fields in batch]
-    pool = pools.get((grace, memory_limit))
-    if pool is None:
-        _allow_children()
-        pool = pools[grace, memory_limit] = LocalPool(
-            jobs=1, grace=grace, preload={t.backend for t in tasks}, memory_limit=memory_limit
-        )
-    start = time.perf_counter()
-    wires = [to_wire(outcome._replace(host=HOST)) for outcome in pool.run(tasks)]
-    return time.perf_counter() - start, wires
-
-
-def _allow_children() -> None:
-    """Let this dask worker start its pool's processes even when its nanny made it a daemon
-    (dask's default). multiprocessing refuses children to daemons so that none outlives them;
-    the pool's processes die with this one anyway (their lifeline pipe, PR_SET_PDEATHSIG)."""
-    process = multiprocessing.current_process()
-    if process.daemon:
-        process.daemon = False
