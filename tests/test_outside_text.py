@@ -90,7 +90,7 @@ def test_runs_lists_a_file_name_as_text(tmp_path):
 
 #: An `exec:` program's name (the command line) and what it says on stderr: markup, quotes,
 #: mathtext, a window title, a formula.
-SAID = '<script>alert("x")</script> $\\frac$ \x1b]0;t\x07 =cmd|'
+SAID = '<script>alert("x")</script> $\\frac$ \x1b]0;t\x07 \x9b2J =cmd|'
 PROGRAM = "exec:" + shlex.join(["sh", "-c", f"printf '%s\\n' {shlex.quote(SAID)} >&2; exit 1"])
 FILE = '=HYPERLINK("x") <b>.txt'  # a puzzle file's name: its puzzles' ids
 COLLECTION = "-2+3<img/src=x/onerror=alert(1)>"

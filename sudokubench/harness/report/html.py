@@ -28,6 +28,7 @@ import functools
 import html
 import io
 import json
+import re
 import statistics
 from collections.abc import Sequence
 from importlib import resources
@@ -110,9 +111,14 @@ def _esc(text: str) -> str:
 
 
 def _json_for_script(data: Any) -> str:
-    """JSON safe inside a <script> element: no `</script>`, no markup, no entity."""
+    """JSON safe inside a <script> element: no `</script>`, no markup, no entity, no control
+    character (JSON escapes those below 0x20; DEL and the C1 block are escaped here)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_C1 = re.compile("[\x7f-\x9f]")
 
 
 def _table(table_id: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
