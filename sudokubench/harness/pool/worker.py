@@ -33,6 +33,7 @@ from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
+from sudokubench.solvers.program import ExecBackend
 
 __all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
 
@@ -118,11 +119,8 @@ def solve(backend: Any, task: Task) -> Solved:
     return Solved(task, puzzle, timed, None, peak, timed.wait_s)
 
 
-def _program(backend: Any) -> Any:
-    """The `exec:` backend (`solvers.program.ExecBackend`) whose program runs the tasks, else
-    None."""
-    from sudokubench.solvers.program import ExecBackend
-
+def _program(backend: Any) -> ExecBackend | None:
+    """The `exec:` backend whose program runs the tasks, else None."""
     return backend if isinstance(backend, ExecBackend) else None
 
 
@@ -286,8 +284,8 @@ def _serve(
                 backend = _load(conn, task)
                 if backend is None:
                     continue
-                if _program(backend) is not None:
-                    backend.memory_limit = memory_limit
+                if (program := _program(backend)) is not None:
+                    program.memory_limit = memory_limit
                 backends[task.backend] = backend
                 if warm_up:
                     with contextlib.suppress(BaseException):  # (the timed call says it again)
