@@ -239,7 +239,8 @@ def compare(
             "--cluster-timeout",
             metavar="SECONDS",
             min=0.1,
-            help="Seconds to reach the --cluster scheduler, and then for its first worker.",
+            help="Seconds to reach the --cluster scheduler, then for its first worker, and "
+            "at most with no worker able to take the run's tasks (it is then interrupted).",
         ),
     ] = 10.0,
 ) -> None:
