@@ -158,3 +158,27 @@ def test_a_reader_gone_before_the_first_line_is_exit_0(tmp_path):
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (0, b"")
+
+
+#: `sudokubench show top95:1` with another pipe than stdout broken while reading the input.
+_OTHER_PIPE = """
+import sudokubench.cli.app as cli_app
+from sudokubench.cli import main
+
+def broken(*args, **kwargs):
+    raise BrokenPipeError(32, "Broken pipe")
+
+cli_app.resolve_input = broken
+main(["show", "top95:1"])
+"""
+
+
+def test_another_broken_pipe_is_not_a_reader_gone(tmp_path):
+    """A broken pipe that is not stdout's (here raised while reading the input) is a fault:
+    its traceback, an internal-error line and exit 3, never a quiet exit 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OTHER_PIPE], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("sudokubench: error: internal error: ")
+    assert "BrokenPipeError" in done.stderr

@@ -38,6 +38,7 @@ import importlib
 import json
 import os
 import re
+import select
 import sqlite3
 import sys
 import time
@@ -356,6 +357,17 @@ def _error_line(exc: BaseException) -> str:
     return escape_controls("; ".join([" ".join(line.splitlines()), *(str(n) for n in notes)]))
 
 
+def _stdout_gone() -> bool:
+    """Whether the reader of stdout is gone (a pipe's write end then polls as an error);
+    True where it cannot be told."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)  # (errors only)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
 def _reader_gone() -> int:
     """`sudokubench ... | head -1`: the reader of stdout is gone, which is how such a pipe
     ends, not a fault: the output left goes nowhere (stdout pointed at /dev/null, as Python's
@@ -383,8 +395,13 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except (*_ABORTS, KeyboardInterrupt):
         code = 130
-    except (BrokenPipeError, ReaderGone):
-        code = _reader_gone()
+    except (BrokenPipeError, ReaderGone) as exc:
+        if not _stdout_gone():  # another pipe broke: a fault, not the end of a `| head`
+            traceback.print_exception(exc)
+            print(f"sudokubench: error: internal error: {_error_line(exc)}", file=sys.stderr)
+            code = EXIT_BUG
+        else:
+            code = _reader_gone()
     except INPUT_ERRORS as exc:
         print(f"sudokubench: error: {_error_line(exc)}", file=sys.stderr)
         code = 2
