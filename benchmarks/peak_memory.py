@@ -2,6 +2,9 @@
 (one write to /proc/self/clear_refs, one `getrusage`), against the same reset with the mark
 read from /proc/self/status (the other way to read it), per task, in a forked process as a
 worker is. Both run outside the timed call; this is the worker's CPU they add per task.
+Then what an `exec:` program's memory costs its worker: one look at its process tree's
+resident set (every 10 ms while it works) and its high-water mark (read before and after
+each task, with one more look).
 
     python benchmarks/peak_memory.py                 # 20,000 calls each, 5 rounds
     python benchmarks/peak_memory.py --calls 100000
@@ -15,10 +18,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 from sudokubench.harness.pool.memory import PeakMemory
+from sudokubench.processes import high_water_bytes, tree_resident_bytes
 
 
 def _from_status() -> int:
@@ -59,7 +64,26 @@ def main() -> None:
     with os.fdopen(read) as f:
         sys.stdout.write(f.read())
     os.wait()
+    program = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        time.sleep(0.5)  # (started)
+        for name, way in (
+            ("program tree look", tree_resident_bytes),
+            ("program VmHWM", high_water_bytes),
+        ):
+            rounds = [_per_look(opts.calls // 10, way, program.pid) for _ in range(opts.rounds)]
+            print(f"{name:18} {statistics.median(rounds):6.2f} us/call")
+    finally:
+        program.kill()
+        program.wait()
     print(f"(load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)")
+
+
+def _per_look(calls: int, look: object, pid: int) -> float:
+    start = time.process_time()
+    for _ in range(calls):
+        look(pid)  # type: ignore[operator]
+    return (time.process_time() - start) / calls * 1e6
 
 
 if __name__ == "__main__":

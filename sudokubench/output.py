@@ -111,15 +111,19 @@ def finite_json(value: Any) -> Any:
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell no spreadsheet runs as a formula: text that starts with `=`, `+`, `-`, `@`,
-    a tab or a carriage return gets a leading `'` (OWASP's rule); numbers are kept."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
+    """A CSV cell of outside text that no spreadsheet runs as a formula and no terminal reads
+    as a command: control characters written as `\\xNN` (`escape_controls`), then text that
+    starts with `=`, `+`, `-` or `@` gets a leading `'` (OWASP's rule; a tab or carriage
+    return, its other signs, are escaped by then); numbers are kept."""
+    if isinstance(value, str):
+        value = escape_controls(value)
+        if value[:1] in ("=", "+", "-", "@"):
+            return "'" + value
     return value
 
 
 def csv_row(row: dict[str, Any], outside: frozenset[str]) -> dict[str, Any]:
     """A CSV row whose `outside` columns (text from outside: file and collection names,
-    plug-in names, versions and messages) are guarded by `csv_cell`; every other column is
+    backend names, versions and messages) are guarded by `csv_cell`; every other column is
     the tool's own (a verdict `>=1` or `=1`, a count, a time) and reads back as stored."""
     return {k: csv_cell(v) if k in outside else v for k, v in row.items()}

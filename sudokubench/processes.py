@@ -15,9 +15,11 @@ __all__ = [
     "become_subreaper",
     "children",
     "die_with_parent",
+    "high_water_bytes",
     "kill_children",
     "kill_tree",
     "reap_orphans",
+    "tree_resident_bytes",
 ]
 
 #: Most worker processes a command starts (`compare --jobs`, `--cluster local:N`, `generate
@@ -124,6 +126,35 @@ def _descendants(pid: int) -> set[int]:
                 found.add(child)
                 stack.append(child)
     return found
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def tree_resident_bytes(pid: int) -> int | None:
+    """Linux: the resident set of process `pid` and its living descendants now, bytes (pages
+    shared between them counted in each); None where /proc cannot tell."""
+    total = None
+    for member in (pid, *_descendants(pid)):
+        try:
+            with open(f"/proc/{member}/statm", "rb") as file:
+                total = (total or 0) + int(file.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+    return total
+
+
+def high_water_bytes(pid: int) -> int | None:
+    """Linux: the most process `pid` has resided in since it started (VmHWM), bytes; None
+    where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            for line in file:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _zombie(pid: int) -> bool:

@@ -9,6 +9,10 @@ Each one attacks the harness in one way a broken or malicious plug-in could:
 - `UnpicklableMessage`: an ERROR whose message is a `str` subclass that cannot be pickled.
 - `Chatty`: prints to stdout when imported and on every solve.
 - `CloseFds`: closes every file descriptor of its worker, then answers.
+- `Babbler`: fails every task with a different message of `MESSAGE_CHARS` characters (the
+  parent must not keep every text); `Repeater` fails every task with the same one.
+- `Formula`: answers ERROR with a message that is a spreadsheet formula, markup, quotes and
+  escape sequences.
 - `DetachAndHang`: starts a `sleep 302` detached into a session of its own (double fork), then
   never answers, so its worker is killed at the timeout.
 
@@ -28,6 +32,7 @@ from fake_backends import Fake, honest, pattern_grid
 
 from sudokubench.backend import SolveResult, Status
 from sudokubench.grid import Grid
+from sudokubench.harness.pool.guard import MESSAGE_CHARS
 
 print("hostile_plugins imported: this line must not reach the tool's stdout")
 
@@ -119,6 +124,41 @@ class CloseFds(Fake):
         result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
         os.closerange(3, 4096)
         return result
+
+
+class Babbler(Fake):
+    """Fails every task with a message of its own: the process id, a serial number and the
+    puzzle, padded to the longest message kept."""
+
+    name = "hostile_plugins:Babbler"
+    serial = 0
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise an error no other task raised."""
+        Babbler.serial += 1
+        head = f"failure {os.getpid()}-{Babbler.serial} on {puzzle} "
+        raise RuntimeError(head.ljust(MESSAGE_CHARS, "x"))
+
+
+class Repeater(Fake):
+    """Fails every task with the same message, as long as `Babbler`'s."""
+
+    name = "hostile_plugins:Repeater"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Raise the error every task raises."""
+        raise RuntimeError("failure".ljust(MESSAGE_CHARS, "x"))
+
+
+class Formula(Fake):
+    """Answers every task ERROR with `message`, text made to run somewhere it is shown."""
+
+    name = "hostile_plugins:Formula"
+    message = "=cmd|' /C calc'!A0 <script>alert(\"x\")</script> $\\alpha$ \x1b]0;t\x07\x1b[2J"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """An ERROR result carrying the message as it is."""
+        return SolveResult(backend=self.name, status=Status.ERROR, message=self.message)
 
 
 class DetachAndHang(Fake):

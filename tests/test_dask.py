@@ -137,6 +137,58 @@ def test_a_hanging_backend_times_out_on_a_dask_worker_and_the_run_goes_on(tmp_pa
 
 
 @pytest.mark.slow
+def test_the_memory_limit_holds_on_dask_workers(tmp_path, cluster):
+    """With a memory limit, each dask worker's pool holds its process to it: the hog's tasks
+    are ERROR "memory limit" (they solved, at 600 MB, before), fast's are solved, and the dask
+    workers themselves live on."""
+    from sudokubench.harness.pool.memory import parse_size
+
+    pids = worker_pids(cluster)
+    limit = parse_size("200M")
+    capped = DaskExecutor(cluster.client, memory_limit=limit)  # (the client stays open)
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM, MULTIPLE])
+    args = CompareArgs(files=(str(puzzles),), backends=("fast", "hostile_plugins:Hog"))
+    report = compare(args, db=tmp_path / "r.sqlite", executor=capped)
+    hog = [t for t in report.tasks if t.backend == "hostile_plugins:Hog"]
+    assert len(hog) == 2
+    for t in hog:
+        assert t.status == "error" and t.message.startswith("memory limit: the worker resided")
+        assert t.peak_memory_bytes > limit
+    assert {t.status for t in report.tasks if t.backend == "fast"} == {"solved"}
+    assert worker_pids(cluster) == pids
+
+
+@pytest.mark.slow
+def test_a_cluster_left_without_workers_interrupts_the_run(tmp_path):
+    """Every worker leaves mid-run and none joins: the batches would wait for ever (the run
+    hung); after `timeout` seconds without a worker the run is interrupted, saying so, with
+    what finished stored, and `--resume` completes it here."""
+    lines = [str(r.puzzle) for r in collection("kaggle9999", 30)]
+    puzzles = write(tmp_path / "p.txt", lines)
+    db = tmp_path / "r.sqlite"
+    args = CompareArgs(files=(str(puzzles),), backends=SLOW)
+    with DaskExecutor.connect("local:1", timeout=2, batch_size=2) as executor:
+        address = executor.address
+
+        def leave(progress) -> None:
+            if progress.done == 2:
+                executor._cluster.scale(0)  # (no worker comes back)
+
+        with pytest.raises(Interrupted) as stopped:
+            compare(args, db=db, executor=executor, progress=leave)
+    assert stopped.value.reason.startswith(
+        f"no dask worker of the scheduler at {address} could take the run's tasks "
+        "for 2 s (the workers left)"
+    )
+    with Store(db, create=False) as store:
+        assert store.run(1).status == "interrupted"
+        assert 2 <= len(store.done_task_ids(1)) < 30
+    compare(args, db=db, resume=1, trust_backends=True)
+    with Store(db, create=False) as store:
+        assert sorted(store.done_task_ids(1)) == list(range(30))
+
+
+@pytest.mark.slow
 def test_a_dask_worker_killed_mid_run_loses_no_task(tmp_path, cluster):
     lines = [str(r.puzzle) for r in collection("kaggle9999", 30)]
     puzzles = write(tmp_path / "p.txt", lines)

@@ -1,13 +1,16 @@
 """Memory flat in the number of tasks: the plan and the pool take tasks lazily, a report writes
 what is per task as it reads it back, and the parent of `compare` (a real process) peaks at
-about the same RSS on a run four times larger."""
+about the same RSS on a run four times larger, and whether its errors have one message or a
+different one each."""
 
 from __future__ import annotations
 
 import io
 import itertools
 import json
+import os
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +26,7 @@ from sudokubench.harness.pool import DEFAULT_BATCH_SIZE, LocalPool, Task
 from sudokubench.harness.pool.local import WINDOW
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report.render import render, write_json
+from sudokubench.harness.report.tally import KEPT_MESSAGES
 from sudokubench.harness.report.tasks import render_tasks, task_rows
 from sudokubench.output import finite_json
 
@@ -140,26 +144,32 @@ def test_report_views_read_back_what_the_run_stored(small_run) -> None:
 _MEASURED = """
 import contextlib, os, sys
 from sudokubench.cli import main
+code = 0
 with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
     try:
         main(sys.argv[1:])
     except SystemExit as stop:
-        assert not stop.code, stop.code
+        code = stop.code
 with open("/proc/self/status") as status:
     print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+sys.exit(code)
 """
 
 
-def peak_mb(*args: str) -> float:
-    """The peak RSS of the process running `sudokubench ARGS` (its workers apart), in MB."""
+def peak_mb(*args: str, code: int = 0) -> float:
+    """The peak RSS of the process running `sudokubench ARGS` (its workers apart), in MB; the
+    command must exit with `code`."""
+    env = dict(os.environ)  # (tests/ importable: the plug-ins of hostile_plugins.py)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-c", _MEASURED, *args],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=TESTS,
+        env=env,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     return int(done.stdout.split()[-1]) / 1024
 
 
@@ -179,3 +189,37 @@ def test_the_parent_memory_is_flat_in_the_number_of_tasks(tmp_path: Path) -> Non
     # A run that kept every row grew by about 2 kB a task (65 MB from 20,000 to 50,000).
     assert peaks[0] > 20 and peaks[1] - peaks[0] < 15, peaks
     assert reports[1] - reports[0] < 15, reports
+
+
+@pytest.mark.slow  # two runs of 12,000 failing tasks of a plug-in (about 20 s on 2 cores)
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_distinct_error_messages_keep_the_parent_flat(tmp_path: Path) -> None:
+    """A plug-in whose every task fails with a message of its own (1,000 characters) costs
+    `compare` and `report` no more memory than one failing with the same message each time:
+    every message is stored, the report keeps the first `KEPT_MESSAGES` texts and counts the
+    rest."""
+    n = 12_000
+    puzzles = tmp_path / "p.txt"
+    with puzzles.open("w", encoding="utf-8") as out:
+        out.writelines(f"{p}\n" for p in relabelled(n))
+    runs, reports, failures, stored = {}, {}, {}, {}
+    for name in ("Repeater", "Babbler"):
+        backend = f"hostile_plugins:{name}"
+        db = tmp_path / f"{name}.sqlite"
+        runs[name] = peak_mb("compare", str(puzzles), "-b", backend, "--db", str(db), code=3)
+        out = tmp_path / f"{name}.json"
+        reports[name] = peak_mb("report", "--db", str(db), "--json", "-o", str(out), code=3)
+        failures[name] = json.loads(out.read_text(encoding="utf-8"))["failures"][backend]
+        with sqlite3.connect(db) as conn:
+            query = "SELECT count(DISTINCT message) FROM tasks"
+            stored[name] = conn.execute(query).fetchone()[0]
+    # Keeping every text cost compare 12 MB more here and report 48 MB (load 4, 2 cores).
+    assert runs["Babbler"] - runs["Repeater"] < 3, runs
+    assert reports["Babbler"] - reports["Repeater"] < 3, reports
+    repeated, babbled = failures["Repeater"], failures["Babbler"]
+    assert repeated["errors"] == babbled["errors"] == n
+    assert stored["Repeater"] == len(repeated["messages"]) == 1 and repeated["unlisted"] == 0
+    assert stored["Babbler"] == n  # every message is stored
+    assert len(babbled["messages"]) == KEPT_MESSAGES
+    assert {m["count"] for m in babbled["messages"]} == {1}
+    assert babbled["unlisted"] == n - KEPT_MESSAGES

@@ -7,7 +7,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shlex
 import sqlite3
+import sys
 
 import pytest
 from hostile_plugins import HOG_BYTES
@@ -57,6 +59,39 @@ def test_a_task_over_the_limit_is_an_error_and_its_worker_is_replaced():
     assert found[2].status == Status.SOLVED
     assert is_solution(Grid.parse(found[2].solutions[0]), Grid.parse(TELEGRAM))
     assert started >= 3  # each hog's worker was replaced
+
+
+def program(touch_mb: int, hold_s: float) -> str:
+    """An `exec:` backend: a Python program that, for each puzzle, touches `touch_mb` MB,
+    holds it `hold_s` seconds, lets go and answers TELEGRAM's solution."""
+    code = (
+        "import sys, time\n"
+        "for line in sys.stdin:\n"
+        f"    block = b'\\x01' * ({touch_mb} * 2**20)\n"
+        f"    time.sleep({hold_s})\n"
+        "    del block\n"
+        f"    print({TELEGRAM_SOLUTION!r}, flush=True)\n"
+    )
+    return "exec:" + shlex.join([sys.executable, "-c", code])
+
+
+def test_an_exec_programs_memory_is_counted_and_capped():
+    """A program's memory is its process's, not its worker's: one that touches 100 MB peaks
+    over it, under the 200M limit, and solves; one that holds 600 MB is killed by its worker
+    while it holds them, one that lets go at once is caught by its peak: each an ERROR
+    "memory limit" of its own task; the default backend's task is untouched."""
+    names = [program(600, 30.0), program(600, 0.0), DEFAULT_BACKEND, program(100, 0.0)]
+    with LocalPool(jobs=1, memory_limit=parse_size(LIMIT)) as pool:
+        found = {o.task.task_id: o for o in pool.run(task(i, b) for i, b in enumerate(names))}
+    held, brief, plain, small = (found[k] for k in range(4))
+    for hog in (held, brief):
+        assert hog.status == Status.ERROR, hog.message
+        assert hog.message.startswith("memory limit: the program resided in "), hog.message
+        assert hog.peak_memory_bytes > parse_size(LIMIT)
+    assert held.message.endswith("; killed")  # by its worker, before its sleep ended
+    assert plain.status == Status.SOLVED and plain.peak_memory_bytes < parse_size(LIMIT)
+    assert small.status == Status.SOLVED, small.message
+    assert 100 * 2**20 <= small.peak_memory_bytes < parse_size(LIMIT)
 
 
 def test_compare_under_a_memory_limit_charges_only_the_hog(tmp_path):

@@ -1,5 +1,6 @@
 """What the terminal shows: the report fits its width, and long commands show progress with an
-ETA on a terminal (a real pseudo-terminal here) and nothing at all in a pipe."""
+ETA on a terminal (a real pseudo-terminal here) and nothing at all in a pipe; a pipe whose
+reader goes away (`| head -1`) ends a command quietly, with exit 0."""
 
 from __future__ import annotations
 
@@ -125,3 +126,59 @@ def test_the_progress_total_of_a_file_is_its_puzzle_count(tmp_path):
     code, out, screen = on_a_terminal(["count", str(puzzles)], tmp_path)
     assert code == 0 and len(out.splitlines()) == 7
     assert "7/7" in screen and "/95" not in screen
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "show 17clue:1-2000",  # about 500 kB, printed at once
+        "solve 17clue:1-2000 -f line",  # about 160 kB, a line a puzzle as each is solved
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(args, tmp_path):
+    """`sudokubench ARGS | head -1` in bash: far more than a pipe holds, so the command writes
+    into a pipe with no reader; it stops with exit 0 and nothing on stderr (it exited 1)."""
+    line = f'"{SCRIPT}" {args} | head -1; echo "exit ${{PIPESTATUS[0]}}" >&2'
+    done = subprocess.run(
+        ["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert done.stdout.count("\n") == 1 and done.stdout.strip()
+    assert done.stderr == "exit 0\n"
+
+
+def test_a_reader_gone_before_the_first_line_is_exit_0(tmp_path):
+    """A pipe whose reader is closed before the command starts: even the flush at exit finds
+    it broken (`backends` writes a few lines); exit 0, nothing on stderr."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [str(SCRIPT), "backends"], stdout=write, stderr=subprocess.PIPE, timeout=300
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
+#: `sudokubench show top95:1` with another pipe than stdout broken while reading the input.
+_OTHER_PIPE = """
+import sudokubench.cli.app as cli_app
+from sudokubench.cli import main
+
+def broken(*args, **kwargs):
+    raise BrokenPipeError(32, "Broken pipe")
+
+cli_app.resolve_input = broken
+main(["show", "top95:1"])
+"""
+
+
+def test_another_broken_pipe_is_not_a_reader_gone(tmp_path):
+    """A broken pipe that is not stdout's (here raised while reading the input) is a fault:
+    its traceback, an internal-error line and exit 3, never a quiet exit 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OTHER_PIPE], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("sudokubench: error: internal error: ")
+    assert "BrokenPipeError" in done.stderr

@@ -27,13 +27,18 @@ command did not word itself (`sqlite3` errors: a full disk, a locked database; a
 or `OverflowError` from a value no check caught), with the notes the harness added (the run it
 marked interrupted); `typer.Exit` codes pass through. An internal bug still shows its
 traceback, and exits 3: exit 1 means a wrong answer or a disagreement, and nothing else.
+A reader of stdout that goes away (`sudokubench show top95 | head -1`) ends the command
+quietly with exit 0 (`_reader_gone`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import os
 import re
+import select
 import sqlite3
 import sys
 import time
@@ -90,6 +95,11 @@ class _Argument(TyperArgument):
         return None if self.metavar else super().display_type_rich(ctx)
 
 
+class ReaderGone(Exception):
+    """The reader of stdout went away (`sudokubench ... | head -1`): not an OSError, so that
+    Click, which answers a broken pipe with exit 1, lets `main` end quietly with 0."""
+
+
 class _Group(TyperGroup):
     """The app's group: each command's whole summary in the list (Click cuts it at 45
     columns with "..."), and its arguments' help without Typer's type placeholders."""
@@ -100,6 +110,13 @@ class _Group(TyperGroup):
             for param in command.params:
                 if isinstance(param, TyperArgument):
                     param.__class__ = _Argument  # (Typer makes them; only their help changes)
+
+    def invoke(self, ctx: Any) -> Any:
+        """The command; a reader of stdout gone raised past Click, which would exit 1."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise ReaderGone from exc
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = [
@@ -340,10 +357,34 @@ def _error_line(exc: BaseException) -> str:
     return escape_controls("; ".join([" ".join(line.splitlines()), *(str(n) for n in notes)]))
 
 
+def _stdout_gone() -> bool:
+    """Whether the reader of stdout is gone (a pipe's write end then polls as an error);
+    True where it cannot be told."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)  # (errors only)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
+def _reader_gone() -> int:
+    """`sudokubench ... | head -1`: the reader of stdout is gone, which is how such a pipe
+    ends, not a fault: the output left goes nowhere (stdout pointed at /dev/null, as Python's
+    documentation advises in its "Note on SIGPIPE", so the flush at exit finds no broken
+    pipe and prints nothing) and the exit code is 0."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; never a traceback for bad input or usage."""
     try:
         code = app(args=argv, prog_name="sudokubench", standalone_mode=False)
+        sys.stdout.flush()  # (a reader gone shows here, not in the flush at exit)
     except _EXITS as exc:
         code = exc.exit_code  # type: ignore[union-attr]
     except _USAGE_ERRORS as exc:
@@ -354,9 +395,13 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except (*_ABORTS, KeyboardInterrupt):
         code = 130
-    except BrokenPipeError:
-        sys.stderr.close()  # `sudokubench ... | head`: stop quietly
-        code = 1
+    except (BrokenPipeError, ReaderGone) as exc:
+        if not _stdout_gone():  # another pipe broke: a fault, not the end of a `| head`
+            traceback.print_exception(exc)
+            print(f"sudokubench: error: internal error: {_error_line(exc)}", file=sys.stderr)
+            code = EXIT_BUG
+        else:
+            code = _reader_gone()
     except INPUT_ERRORS as exc:
         print(f"sudokubench: error: {_error_line(exc)}", file=sys.stderr)
         code = 2

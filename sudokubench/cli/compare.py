@@ -165,7 +165,7 @@ def compare(
             metavar="SIZE",
             help="Most a worker may reside in, e.g. 1G or 512M: a task over it is an ERROR "
             "'memory limit' and its worker is restarted [default: 3/4 of this machine's "
-            "memory over --jobs].",
+            "memory over --jobs; with --cluster: no cap unless given].",
             show_default=False,
         ),
     ] = None,
@@ -239,7 +239,8 @@ def compare(
             "--cluster-timeout",
             metavar="SECONDS",
             min=0.1,
-            help="Seconds to reach the --cluster scheduler, and then for its first worker.",
+            help="Seconds to reach the --cluster scheduler, then for its first worker, and "
+            "at most with no worker able to take the run's tasks (it is then interrupted).",
         ),
     ] = 10.0,
 ) -> None:
@@ -281,7 +282,8 @@ def compare(
     if resume is None and {"all", "native"} & {b.partition(":")[0] for b in args.backends}:
         ready_native(quiet=quiet)  # a first compile here, announced, before any worker starts
     reporter = _Reporter(quiet, args.jobs)
-    executor = _cluster(cluster, cluster_timeout) if cluster else None
+    cap = args.memory_limit if memory_limit is not None else None  # (this machine's share: not)
+    executor = _cluster(cluster, cluster_timeout, cap) if cluster else None
     try:
         report = run_compare(
             args,
@@ -366,11 +368,11 @@ def _refuse_clashes(
         )
 
 
-def _cluster(address: str, timeout: float) -> DaskExecutor:
+def _cluster(address: str, timeout: float, memory_limit: int | None) -> DaskExecutor:
     """The executor for `--cluster`: a dask scheduler's address or `local:N`. Dask's own log
     lines are silenced: the command words what matters (a lost scheduler, a missing backend)
     in its own lines, and dask's came after them (a traceback from a closing client)."""
     from sudokubench.harness.pool.dask import quiet_dask
 
     quiet_dask()
-    return DaskExecutor.connect(address, timeout=timeout)
+    return DaskExecutor.connect(address, timeout=timeout, memory_limit=memory_limit)

@@ -19,6 +19,12 @@ its stdin and reads one line from its stdout: the solution in line form or numer
   program's writes past it fail. An answer line may be at most `MAX_LINE` (64 KiB) long; a
   program that writes more without a newline is killed and the task is an ERROR (memory
   stays bounded).
+- Memory: while it waits for an answer, the backend looks at the program's resident set (its
+  process and every descendant) every `LOOK_S` seconds; `peak_bytes()` after a task is the
+  most it saw, or the program's own high-water mark (VmHWM) when that rose during the task (a
+  brief peak between two looks). With `memory_limit` (set by the harness from
+  `--memory-limit`) a program over it is killed at the look that sees it and the task is an
+  ERROR "memory limit: the program resided in ..."; the next task starts it again.
 - Puzzles with conflicting givens are sent too: what a program says about them is checked.
 - On Linux the program gets its own session (its process group is what a kill stops) and dies
   with the process that started it (`PR_SET_PDEATHSIG`), so a killed worker leaves no orphan.
@@ -48,7 +54,12 @@ from typing import Any, ClassVar
 from sudokubench.backend import BaseBackend, Deadline, SolveResult, Status, make_result
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
-from sudokubench.processes import die_with_parent, reap_orphans
+from sudokubench.processes import (
+    die_with_parent,
+    high_water_bytes,
+    reap_orphans,
+    tree_resident_bytes,
+)
 
 try:
     import resource
@@ -66,10 +77,20 @@ QUOTE = 60
 MAX_LINE = 65536
 #: Most bytes of a program's stderr kept on disk (the limit of any file it writes: `ulimit -f`).
 STDERR_BYTES = 16 * 2**20
+#: Seconds between two looks at a working program's memory.
+LOOK_S = 0.01
 
 
 class _LineTooLong(Exception):
     """The program wrote more than `MAX_LINE` bytes without ending the line."""
+
+
+class _OverMemory(Exception):
+    """The program's process tree resided in more than the memory limit."""
+
+    def __init__(self, resided: int) -> None:
+        super().__init__(resided)
+        self.resided = resided
 
 
 def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -110,6 +131,10 @@ class ExecBackend(BaseBackend):
         self._lock = threading.Lock()
         #: How many times the program was started (restarts after kills or crashes count).
         self.starts = 0
+        #: Bytes the program's process tree may reside in (None: no limit).
+        self.memory_limit: int | None = None
+        self._peak = 0  # the most seen since `reset_peak`
+        self._marked: tuple[int, int] = (0, 0)  # (pid, its VmHWM) at `reset_peak`
         ExecBackend._instances.add(self)
 
     def available(self) -> bool:
@@ -213,7 +238,8 @@ class ExecBackend(BaseBackend):
                 remaining = deadline.remaining()
                 if remaining == 0.0:
                     return None
-                if not selector.select(remaining):
+                if not selector.select(LOOK_S if remaining is None else min(remaining, LOOK_S)):
+                    self._look(process)
                     continue
                 chunk = os.read(stdout.fileno(), 65536)  # type: ignore[union-attr]
                 if not chunk:
@@ -252,6 +278,12 @@ class ExecBackend(BaseBackend):
         try:
             process.stdin.write(f"{puzzle}\n".encode())  # type: ignore[union-attr]
             line = self._read_line(process, deadline)
+        except _OverMemory as over:
+            self._restart()
+            return self._error(
+                f"memory limit: the program resided in {_size(over.resided)}, over "
+                f"{_size(self.memory_limit or 0)}; killed"
+            )
         except _LineTooLong:
             quoted = self._pending[:QUOTE].decode(errors="replace")
             self._restart()
@@ -285,6 +317,36 @@ class ExecBackend(BaseBackend):
             return self._error(f"program answered {text[:QUOTE]!r}: {exc}")
         return make_result(self.name, [solution], finished=False, solve_s=solve_s)
 
+    # -- memory -------------------------------------------------------------------------------
+
+    def _look(self, process: subprocess.Popen[bytes]) -> None:
+        """Note the program's resident set now; `_OverMemory` when it is over the limit."""
+        resided = tree_resident_bytes(process.pid) or 0
+        self._peak = max(self._peak, resided)
+        if self.memory_limit is not None and resided > self.memory_limit:
+            raise _OverMemory(resided)
+
+    def reset_peak(self) -> None:
+        """Start measuring the program's memory for one task (the harness calls it outside
+        the timed region, before the call)."""
+        self._peak = 0
+        process = self._process
+        pid = process.pid if process is not None and process.poll() is None else 0
+        self._marked = (pid, (high_water_bytes(pid) or 0) if pid else 0)
+
+    def peak_bytes(self) -> int | None:
+        """The most the program's process tree resided in since `reset_peak` (module
+        docstring); None when nothing was measured (no program ran, or no /proc)."""
+        peak = self._peak
+        process = self._process
+        if process is not None and process.poll() is None:
+            marked_pid, marked = self._marked
+            mark = high_water_bytes(process.pid) or 0
+            if mark > (marked if marked_pid == process.pid else 0):  # a peak of this task
+                peak = max(peak, mark)
+            peak = max(peak, tree_resident_bytes(process.pid) or 0)
+        return peak or None
+
     def _drain(self, process: subprocess.Popen[bytes]) -> bytes:
         """Output the program wrote since its last answer (should be none)."""
         try:
@@ -302,3 +364,10 @@ class ExecBackend(BaseBackend):
             self._kill(process)
             self._close_streams(process)
         self._pending = b""
+
+
+def _size(value: int) -> str:
+    """Bytes to three figures: `612M`, `1.5G` (as `--memory-limit` takes them)."""
+    from sudokubench.harness.pool.memory import format_size  # (the harness's own form)
+
+    return format_size(value)

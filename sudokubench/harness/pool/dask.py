@@ -14,9 +14,14 @@ How it works:
   one dask task per batch. On the dask worker, a batch runs through a `LocalPool` of one
   process that the worker thread keeps for the next batches, so hard timeouts and crash
   isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
-  dask worker (which dask starts as a daemon process: `_allow_children` lifts multiprocessing's
+  dask worker (which dask starts as a daemon process: `dask_batch.py` lifts multiprocessing's
   rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
   come back in `wire.py`'s form, each with the worker's host.
+- **Memory.** Each task's peak is measured in the pool process that ran it, as locally. With
+  `memory_limit` (`compare --cluster ... --memory-limit SIZE`), each worker's pool holds its
+  process to it as a local run does: a task over it is an ERROR "memory limit" and that pool
+  process is replaced. Without it nothing is capped: `compare`'s default limit is a share of
+  this machine's memory, which says nothing of the workers'.
 - **Batch size** adapts: the first batches hold `FIRST_BATCH` tasks; then each batch is sized
   to take about `BATCH_SECONDS` on a worker, from the time per task measured so far, at most
   `MAX_BATCH`, and no more than a share of what is left (so workers finish together) unless
@@ -28,7 +33,9 @@ How it works:
   task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers
   is submitted again up to `RETRIES` times, then the run stops with a `ClusterError`. A lost
   scheduler (the client's connection dropped: dask cancels every batch) is `ClusterLost`: the
-  run is interrupted and can be resumed.
+  run is interrupted and can be resumed. So is a cluster left with no worker that can take
+  the run's batches (the workers left, and none joined, or only some that lack a backend)
+  for `timeout` seconds: the batches would wait for ever (`_await_batch`).
   Abandoning the run (Ctrl-C, an error) cancels every batch not yet finished. The workers of a
   `local:N` cluster ignore Ctrl-C (a terminal sends it to them too): the run stops them.
 
@@ -44,18 +51,17 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import multiprocessing
 import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sudokubench.errors import ClusterError, ClusterLost
-from sudokubench.harness.pool.probe import HOST, worker_info
+from sudokubench.harness.pool.dask_batch import run_batch
+from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task
-from sudokubench.harness.pool.wire import Wire, from_wire, to_wire
+from sudokubench.harness.pool.wire import from_wire
 from sudokubench.processes import MAX_WORKERS
 
 __all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor", "quiet_dask"]
@@ -70,6 +76,10 @@ WINDOW = 4096
 MAX_BATCH = 2048
 #: Times a batch is submitted again after dask gave it up (it killed too many workers).
 RETRIES = 2
+#: Seconds between two looks at the cluster's workers while no batch ends.
+LOOK_S = 1.0
+#: What `_able_workers` says when the scheduler cannot be asked.
+UNKNOWN = 2**30
 
 
 class DaskExecutor:
@@ -87,9 +97,11 @@ class DaskExecutor:
         grace: float | None = None,
         cluster: Any = None,
         timeout: float = 10.0,
+        memory_limit: int | None = None,
     ) -> None:
         """Run on `client`'s cluster; `cluster` (a LocalCluster) is closed with the executor;
-        `prepare` waits up to `timeout` seconds for a first worker."""
+        `prepare` waits up to `timeout` seconds for a first worker; `memory_limit` bytes a
+        worker's pool process may reside in (None: no cap)."""
         if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.client = client
@@ -97,6 +109,7 @@ class DaskExecutor:
         self.grace = grace
         self._cluster = cluster
         self.timeout = timeout
+        self.memory_limit = memory_limit
         self._per_task: float | None = None  # seconds per task on a worker, measured
         self._resource: str | None = None  # what a worker that passed `prepare`'s probe has
         self._own_client = False  # made by `connect`: closed with the executor
@@ -112,6 +125,7 @@ class DaskExecutor:
         timeout: float = 10.0,
         batch_size: int | None = None,
         grace: float | None = None,
+        memory_limit: int | None = None,
     ) -> DaskExecutor:
         """Join the scheduler at `address` (`tcp://host:8786`), or start `local:N`: N worker
         processes on 127.0.0.1. A `ClusterError` if it cannot be reached within `timeout`, or
@@ -128,7 +142,14 @@ class DaskExecutor:
             except (OSError, RuntimeError, TimeoutError) as exc:  # e.g. no free port, no fork
                 raise ClusterError(f"cannot start {address}: {exc}") from None
             client = Client(cluster)
-            return cls(client, batch_size=batch_size, grace=grace, cluster=cluster, timeout=timeout)
+            return cls(
+                client,
+                batch_size=batch_size,
+                grace=grace,
+                cluster=cluster,
+                timeout=timeout,
+                memory_limit=memory_limit,
+            )
         try:
             client = Client(address, timeout=timeout)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -136,7 +157,9 @@ class DaskExecutor:
             raise ClusterError(
                 f"cannot reach the dask scheduler at {address} within {timeout:g} s: {why}"
             ) from None
-        executor = cls(client, batch_size=batch_size, grace=grace, timeout=timeout)
+        executor = cls(
+            client, batch_size=batch_size, grace=grace, timeout=timeout, memory_limit=memory_limit
+        )
         executor._own_client = True
         return executor
 
@@ -210,21 +233,59 @@ class DaskExecutor:
         try:
             queue.extend(itertools.islice(source, window - len(queue)))
             self._top_up(queue, pending, futures, threads)
-            for future, result in futures:
-                batch, tries = pending.pop(future)
-                if future.status == "finished":
-                    elapsed, wires = result
-                    self._learn(elapsed, len(batch))
-                    by_id = {t.task_id: t for t in batch}
-                    for wire in wires:
-                        yield from_wire(by_id[wire[0]], wire)
-                else:
-                    self._failed(future, batch, tries, pending, futures)
-                queue.extend(itertools.islice(source, max(window - len(queue), 0)))
-                self._top_up(queue, pending, futures, threads)
+            while not futures.is_empty():
+                if not futures.has_ready():
+                    self._await_batch(pending, futures)
+                for future, result in futures.next_batch(block=False):
+                    batch, tries = pending.pop(future)
+                    if future.status == "finished":
+                        elapsed, wires = result
+                        self._learn(elapsed, len(batch))
+                        by_id = {t.task_id: t for t in batch}
+                        for wire in wires:
+                            yield from_wire(by_id[wire[0]], wire)
+                    else:
+                        self._failed(future, batch, tries, pending, futures)
+                    queue.extend(itertools.islice(source, max(window - len(queue), 0)))
+                    self._top_up(queue, pending, futures, threads)
         finally:  # an abandoned run leaves nothing queued on the cluster
             if pending:
                 self.client.cancel(list(pending))
+
+    def _await_batch(self, pending: dict[Any, Any], futures: Any) -> None:
+        """Wait until a batch ends (as iterating `as_completed` waits); `ClusterLost` when for
+        `timeout` seconds in a row the cluster had no worker that can take the run's batches:
+        they would wait for ever."""
+        idle_since: float | None = None
+        looked = time.monotonic()
+        while not futures.has_ready() and pending:
+            with futures.thread_condition:  # (notified as each batch ends)
+                futures.thread_condition.wait(timeout=0.1)
+            now = time.monotonic()
+            if futures.has_ready() or now - looked < LOOK_S:
+                continue
+            looked = now
+            if self._able_workers():
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            elif now - idle_since >= self.timeout:
+                raise ClusterLost(
+                    f"no dask worker of the scheduler at {self.address} could take the run's "
+                    f"tasks for {self.timeout:g} s (the workers left"
+                    + (", and those there lack a backend)" if self.refused() else ")")
+                )
+
+    def _able_workers(self) -> int:
+        """The workers that can take the run's batches now (those admitted, `admit.py`);
+        a large number when the scheduler cannot be asked (its loss is told apart)."""
+        try:
+            workers = self.client.scheduler_info()["workers"].values()
+        except Exception:
+            return UNKNOWN
+        if self._resource is None:
+            return len(workers)
+        return sum(1 for w in workers if (w.get("resources") or {}).get(self._resource))
 
     def _failed(
         self,
@@ -261,9 +322,10 @@ class DaskExecutor:
 
     def _submit(self, batch: list[Task], tries: int, pending: dict[Any, Any], futures: Any) -> None:
         future = self.client.submit(
-            _run_batch,
+            run_batch,
             [tuple(t) for t in batch],
             self.grace,
+            self.memory_limit,
             pure=False,
             resources={self._resource: 1} if self._resource else None,  # admitted workers only
         )
@@ -340,32 +402,3 @@ def quiet_dask() -> None:
     names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
     for name in {"distributed", *names}:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-_pools = threading.local()
-
-
-def _run_batch(batch: list[tuple], grace: float | None) -> tuple[float, list[Wire]]:
-    """On a dask worker: run a batch through this thread's own one-process LocalPool (made on
-    the first batch, kept for the next); the seconds it took and the outcomes' wire forms,
-    each with this machine's host as its last field."""
-    from sudokubench.harness.pool.local import LocalPool
-
-    pools: dict[float | None, LocalPool] = _pools.__dict__.setdefault("by_grace", {})
-    tasks = [Task(*fields) for fields in batch]
-    pool = pools.get(grace)
-    if pool is None:
-        _allow_children()
-        pool = pools[grace] = LocalPool(jobs=1, grace=grace, preload={t.backend for t in tasks})
-    start = time.perf_counter()
-    wires = [to_wire(outcome._replace(host=HOST)) for outcome in pool.run(tasks)]
-    return time.perf_counter() - start, wires
-
-
-def _allow_children() -> None:
-    """Let this dask worker start its pool's processes even when its nanny made it a daemon
-    (dask's default). multiprocessing refuses children to daemons so that none outlives them;
-    the pool's processes die with this one anyway (their lifeline pipe, PR_SET_PDEATHSIG)."""
-    process = multiprocessing.current_process()
-    if process.daemon:
-        process.daemon = False

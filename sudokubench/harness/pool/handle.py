@@ -94,7 +94,12 @@ class WorkerHandle:
     """A worker process as the parent sees it: its pipe, tasks in flight, current task's clock."""
 
     def __init__(
-        self, ctx: Any, lifeline: Connection, warm_up: bool = True, lane: str | None = None
+        self,
+        ctx: Any,
+        lifeline: Connection,
+        warm_up: bool = True,
+        lane: str | None = None,
+        memory_limit: int | None = None,
     ) -> None:
         #: The backend whose tasks alone this worker runs (a plug-in's), None for sudokubench's.
         self.lane = lane
@@ -113,7 +118,7 @@ class WorkerHandle:
         folders = (self.scratch, cache_folder(lane)) if lane is not None else None
         self.process = ctx.Process(
             target=worker_main,
-            args=(child, lifeline, self.running, warm_up, folders),
+            args=(child, lifeline, self.running, warm_up, folders, memory_limit),
             daemon=True,
         )
         with main_hidden():

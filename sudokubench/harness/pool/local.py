@@ -233,7 +233,7 @@ class LocalPool:
 
     def _new_worker(self, lane: str | None = None) -> WorkerHandle:
         self.started_workers += 1
-        return WorkerHandle(self._ctx, self._lifeline, self.warm_up, lane)
+        return WorkerHandle(self._ctx, self._lifeline, self.warm_up, lane, self.memory_limit)
 
     def _drop(self, worker: WorkerHandle) -> None:
         """Kill a worker and free its slot (`_staff` starts a fresh one where tasks wait)."""
@@ -400,19 +400,25 @@ class LocalPool:
         if done:
             worker.heard(time.perf_counter(), done)
 
-    def _memory_error(self, task: Task, resided: int, wall_s: float) -> Outcome:
+    def _memory_error(
+        self, task: Task, resided: int, wall_s: float, who: str = "worker"
+    ) -> Outcome:
         limit = format_size(self.memory_limit or 0)
-        message = f"memory limit: the worker resided in {format_size(resided)}, over {limit}"
+        message = f"memory limit: the {who} resided in {format_size(resided)}, over {limit}"
         return failed(task, Status.ERROR, message, wall_s)
 
     def _within_memory(self, worker: WorkerHandle, outcome: Outcome) -> Outcome:
         """The outcome, or an ERROR "memory limit" when its peak was over the limit (the
-        worker is then replaced at the next `_cap_memory`)."""
+        worker is then replaced at the next `_cap_memory`). An `exec:` program's peak is its
+        own process tree's; one its worker caught over the limit (and killed) stays as it is."""
         peak = outcome.peak_memory_bytes
         if self.memory_limit is None or peak is None or peak <= self.memory_limit:
             return outcome
+        if outcome.status == Status.ERROR and outcome.message.startswith("memory limit: "):
+            return outcome
         worker.over_memory = True
-        error = self._memory_error(outcome.task, peak, outcome.wall_s)
+        who = "program" if outcome.task.backend.startswith("exec:") else "worker"
+        error = self._memory_error(outcome.task, peak, outcome.wall_s, who)
         return error._replace(peak_memory_bytes=peak)
 
     def _cap_memory(self, queues: dict[str | None, deque[Task]]) -> Iterator[Outcome]:

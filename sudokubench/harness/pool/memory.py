@@ -8,7 +8,8 @@ a forked worker: ~1 us) instead of parsing /proc/self/status (~50 us on a loaded
 and the reset is one write to a file kept open (~1 us); both run outside the timed region.
 Where the mark cannot be reset (not Linux, or /proc not writable) nothing is measured: the
 value is None, never a number that means something else. A program run by an `exec:` backend
-is a child process: its memory is its own, not the worker's, and is not in the value.
+is a child process: its task's value is the program's process tree's, measured by the
+backend (`ExecBackend.peak_bytes`), which the worker also holds to the limit.
 
 Cap: `resident_bytes(pid)` is what the parent reads (every few milliseconds) to kill a worker
 whose resident set is over `--memory-limit`; `parse_size` reads the option's `1G`/`512M`.

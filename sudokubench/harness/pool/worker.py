@@ -34,6 +34,7 @@ from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.notation import plain_line
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
+from sudokubench.solvers.program import ExecBackend
 
 __all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
 
@@ -105,6 +106,9 @@ def solve(backend: Any, task: Task) -> Solved:
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
     memory, waited = _measures()
+    program = _program(backend)  # an `exec:` program's memory is its own process tree's
+    if program is not None:
+        program.reset_peak()
     memory.reset()  # (outside the timed region, as the reads below)
     start = time.perf_counter()
     try:
@@ -112,8 +116,15 @@ def solve(backend: Any, task: Task) -> Solved:
     except Exception as exc:  # a backend that raises is an ERROR result; the run goes on
         wall_s = time.perf_counter() - start
         outcome = failed(task, Status.ERROR, describe_exception(exc), wall_s)
-        return _failed(outcome._replace(peak_memory_bytes=memory.peak()))
-    return Solved(task, puzzle, timed, None, memory.peak(), timed.wait_s)
+        peak = memory.peak() if program is None else program.peak_bytes()
+        return _failed(outcome._replace(peak_memory_bytes=peak))
+    peak = memory.peak() if program is None else program.peak_bytes()
+    return Solved(task, puzzle, timed, None, peak, timed.wait_s)
+
+
+def _program(backend: Any) -> ExecBackend | None:
+    """The `exec:` backend whose program runs the tasks, else None."""
+    return backend if isinstance(backend, ExecBackend) else None
 
 
 def _failed(outcome: Outcome) -> Solved:
@@ -180,6 +191,7 @@ def worker_main(
     running: Any = None,
     warm_up: bool = False,
     confined: tuple[str, str] | None = None,
+    memory_limit: int | None = None,
 ) -> None:
     """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
 
@@ -199,6 +211,9 @@ def worker_main(
     and its children may change files only there (`confine.confine_writes`), and
     messages go up as JSON lines (`wire.PlainEnd`), never pickles: the parent of a worker that
     runs a plug-in's code unpickles nothing from it.
+
+    `memory_limit` (bytes) caps the process tree of an `exec:` backend's program, which the
+    parent's look at this worker's resident set does not see (`ExecBackend.memory_limit`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _measures()  # opens /proc/self/clear_refs for writing: before any confinement forbids it
@@ -215,7 +230,7 @@ def worker_main(
     die_with_parent()
     become_subreaper()  # a program's detached descendants become ours, to kill at the end
     try:
-        _serve(conn if confined is None else PlainEnd(conn), running, warm_up)
+        _serve(conn if confined is None else PlainEnd(conn), running, warm_up, memory_limit)
     finally:
         kill_children()
 
@@ -237,7 +252,9 @@ def _confine(scratch: str, cache: str) -> None:
         tempfile.tempdir = os.environ["TMPDIR"] = scratch
 
 
-def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
+def _serve(
+    conn: Connection | PlainEnd, running: Any, warm_up: bool, memory_limit: int | None
+) -> None:
     """The loop of `worker_main`: batches in, outcomes out, until the parent says stop."""
     backends: dict[str, Any] = {}
     done: list[Solved] = []  # solved, not yet checked and sent
@@ -270,6 +287,8 @@ def _serve(conn: Connection | PlainEnd, running: Any, warm_up: bool) -> None:
                 backend = _load(conn, task)
                 if backend is None:
                     continue
+                if (program := _program(backend)) is not None:
+                    program.memory_limit = memory_limit
                 backends[task.backend] = backend
                 if warm_up:
                     with contextlib.suppress(BaseException):  # (the timed call says it again)

@@ -39,11 +39,13 @@ def format_seconds(value: float | None) -> str:
 
 class Failures(NamedTuple):
     """The tasks of one backend that gave no answer: errors, timeouts, and the distinct error
-    messages with their counts, most frequent first."""
+    messages kept (`tally.KEPT_MESSAGES` at most) with their counts, most frequent first;
+    `unlisted` errors had a message past those (counted, not kept)."""
 
     errors: int
     timeouts: int
     messages: tuple[tuple[str, int], ...]
+    unlisted: int = 0
 
 
 #: Noisy pairs named in a warning, per backend (the per-task export has every sample).

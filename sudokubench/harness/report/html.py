@@ -18,7 +18,8 @@ The page's state is in the URL's fragment, so a view can be shared and tested:
 `summary`, `puzzles`, `collection-N`; a column by its header text). The data is one JSON
 document in a `<script type="application/json">` element, every `<`, `>` and `&` escaped;
 the script builds the puzzles table and the per-puzzle view with `textContent` only (never
-markup from data). A script error is written into the page (`#errors`).
+markup from data). Text in the page's own markup is HTML-escaped with its control characters
+written as `\\xNN`. A script error is written into the page (`#errors`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import functools
 import html
 import io
 import json
+import re
 import statistics
 from collections.abc import Sequence
 from importlib import resources
@@ -46,6 +48,7 @@ from sudokubench.harness.report.lines import (
 from sudokubench.harness.report.model import RunReport, format_seconds
 from sudokubench.harness.stats import FINISHED
 from sudokubench.harness.verify import Problem, cross_check
+from sudokubench.output import escape_controls
 from sudokubench.shape import Shape
 
 __all__ = ["LEGEND", "render_html", "write_html"]
@@ -101,14 +104,25 @@ def _asset(name: str) -> str:
 ROW_LIMIT = 2000
 
 
+def _esc(text: str) -> str:
+    """Outside text (a name, a message) as HTML text: markup and quotes escaped, control
+    characters written as `\\xNN` (as in the other formats)."""
+    return html.escape(escape_controls(text))
+
+
 def _json_for_script(data: Any) -> str:
-    """JSON safe inside a <script> element: no `</script>`, no markup, no entity."""
+    """JSON safe inside a <script> element: no `</script>`, no markup, no entity, no control
+    character (JSON escapes those below 0x20; DEL and the C1 block are escaped here)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_C1 = re.compile("[\x7f-\x9f]")
 
 
 def _table(table_id: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    esc = html.escape
+    esc = _esc
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
     return (
@@ -125,7 +139,7 @@ def _legend(columns: Sequence[str]) -> str:
         text = LEGEND.get(key) or next(
             (v for k, v in LEGEND.items() if key.startswith(k)), "(no description)"
         )
-        items.append(f"<dt>{html.escape(name)}</dt><dd>{html.escape(text)}</dd>")
+        items.append(f"<dt>{_esc(name)}</dt><dd>{_esc(text)}</dd>")
     return f"<dl class='legend'>{''.join(items)}</dl>"
 
 
@@ -279,7 +293,7 @@ def _collections_html(report: RunReport, columns: Sequence[str]) -> list[str]:
         return []
     parts = ["<h2 id='collections'>Per collection</h2>"]
     for i, (name, rows) in enumerate(report.collections.items(), 1):
-        parts.append(f"<h3>{html.escape(name)}</h3>")
+        parts.append(f"<h3>{_esc(name)}</h3>")
         parts.append(_table(f"collection-{i}", columns, summary_rows(report, rows)))
     return parts
 
@@ -288,7 +302,7 @@ def _notes_html(report: RunReport) -> list[str]:
     """The wrong answers and disagreements (each linking to its puzzle), errors and warnings."""
     from sudokubench.harness.report.plots import puzzle_link
 
-    esc = html.escape
+    esc = _esc
     parts = []
     if report.problems:
         parts.append("<h2 id='problems'>Wrong answers and disagreements</h2><ul>")
@@ -319,7 +333,7 @@ def render_html(report: RunReport, *, vs: tuple[str, str] | None = None) -> str:
 def write_html(report: RunReport, out: TextIO, *, vs: tuple[str, str] | None = None) -> None:
     """The self-contained page of the module docstring into `out`, its per-puzzle data
     written as the puzzles are read back."""
-    esc = html.escape
+    esc = _esc
     verdict = verdict_line(report)
     plots = _plots(report, vs)
     summary = summary_rows(report, report.summary)

@@ -225,7 +225,7 @@ def counted(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-#: Distinct error messages shown per backend (the JSON report has them all).
+#: Distinct error messages shown per backend (the JSON report has every one kept).
 SHOWN_MESSAGES = 3
 
 
@@ -240,6 +240,11 @@ def error_lines(report: RunReport) -> list[str]:
             lines.append(f"  {n}x {message}")
         if len(f.messages) > SHOWN_MESSAGES:
             lines.append(f"  ... and {len(f.messages) - SHOWN_MESSAGES} other messages")
+        if f.unlisted:
+            lines.append(
+                f"  ... and {counted(f.unlisted, 'task')} with yet other messages, not listed "
+                f"(past the first {len(f.messages)}: `report --per-task` has each)"
+            )
     return lines
 
 

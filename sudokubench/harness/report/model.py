@@ -278,6 +278,7 @@ def _failures_json(failures: Mapping[str, Failures]) -> dict[str, Any]:
             "errors": f.errors,
             "timeouts": f.timeouts,
             "messages": [{"message": m, "count": n} for m, n in f.messages],
+            "unlisted": f.unlisted,
         }
         for backend, f in failures.items()
         if f.errors or f.timeouts

@@ -15,16 +15,22 @@ Styles tell 20 backends apart in print and for colour-blind readers: a family (t
 palette (black the tenth) and its members differ by line style; past ten families the colours
 come round again with another marker. Every title names the inputs, the limit and the timeout.
 
+Names and file names come from outside: they are drawn as text, never as matplotlib's
+mathtext (`$\\frac$` in a backend's name once stopped the HTML report), control characters
+written as `\\xNN`.
+
 Each function returns a matplotlib Figure; `save(figure, path)` writes PNG or SVG by the
 file's suffix and `to_bytes(figure, fmt)` gives the bytes (for the HTML report).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import matplotlib
@@ -37,6 +43,7 @@ from matplotlib.ticker import MaxNLocator
 from sudokubench.errors import ArgumentError
 from sudokubench.harness.report.lines import PLOT_KINDS
 from sudokubench.harness.report.model import VIRTUAL_BEST
+from sudokubench.output import escape_controls
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -95,7 +102,7 @@ def styles(backends: tuple[str, ...] | list[str]) -> dict[str, dict[str, object]
 def _about(report: RunReport) -> str:
     """The inputs, limit and timeout of the run, for a title."""
     args = report.run.args
-    files = [Path(str(f)).name for f in args.get("files") or ()] or ["showcase"]
+    files = [escape_controls(Path(str(f)).name) for f in args.get("files") or ()] or ["showcase"]
     shown = ", ".join(files[:3]) + (f" + {len(files) - 3} more" if len(files) > 3 else "")
     return f"{shown}; limit {args.get('limit')}, timeout {_timeout(report):g} s"
 
@@ -110,6 +117,23 @@ def _times(report: RunReport, backend: str) -> dict[int, float]:
     return dict(column.finished_times()) if column is not None else {}
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _as_text(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`function` run with mathtext off: every text made or drawn meanwhile (labels, titles,
+    legends, ticks) is shown as written, `$` and all."""
+
+    @functools.wraps(function)
+    def plain(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return function(*args, **kwargs)
+
+    return plain
+
+
+@_as_text
 def cactus(report: RunReport) -> Figure:
     """Puzzles finished (y) within a time per puzzle (x, log) for each backend."""
     fig, ax = plt.subplots(figsize=(10, 6), layout="constrained")
@@ -135,7 +159,7 @@ def cactus(report: RunReport) -> Figure:
             times,
             range(1, len(times) + 1),
             where="post",
-            label=f"{backend} ({len(times)})",
+            label=f"{escape_controls(backend)} ({len(times)})",
             linewidth=1.5,
             markevery=max(1, len(times) // 8),
             markersize=4,
@@ -191,6 +215,7 @@ def puzzle_link(puzzle_id: str) -> str:
     return "#puzzle=" + quote(puzzle_id, safe="")
 
 
+@_as_text
 def scatter(report: RunReport, a: str, b: str) -> Figure:
     """Per-puzzle time of `b` (y) against `a` (x), log-log; unfinished ones at the timeout."""
     for name in (a, b):
@@ -225,13 +250,15 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
         ax.set_ylim(lo, hi)
         ax.set_xscale("log")
         ax.set_yscale("log")
-    ax.set_xlabel(f"{a}: time per puzzle (s)")
-    ax.set_ylabel(f"{b}: time per puzzle (s)")
+    a_text, b_text = escape_controls(a), escape_controls(b)
+    ax.set_xlabel(f"{a_text}: time per puzzle (s)")
+    ax.set_ylabel(f"{b_text}: time per puzzle (s)")
     if partial:
         ax.axvline(timeout, color="0.3", linestyle=":", linewidth=1)
         ax.axhline(timeout, color="0.3", linestyle=":", linewidth=1, label="timeout")
     ax.set_title(
-        f"run {report.run.id}: {b} vs {a} ({len(both)} puzzles both finished)\n{_about(report)}",
+        f"run {report.run.id}: {b_text} vs {a_text} ({len(both)} puzzles both finished)\n"
+        + _about(report),
         fontsize="medium",
     )
     ax.grid(True, which="both", alpha=0.3)
@@ -240,6 +267,7 @@ def scatter(report: RunReport, a: str, b: str) -> Figure:
     return fig
 
 
+@_as_text
 def distributions(report: RunReport) -> Figure:
     """Per collection, a box plot of each backend's per-puzzle times (log scale)."""
     names = report.collection_names()
@@ -263,7 +291,7 @@ def distributions(report: RunReport) -> Figure:
                 t for i, t in _times(report, backend).items() if tally.collection_code(i) == code
             ]
             data.append(times or [float("nan")])
-            labels.append(f"{backend} ({len(times)})")
+            labels.append(f"{escape_controls(backend)} ({len(times)})")
         if all(math.isnan(t[0]) for t in data):
             ax.text(0.5, 0.5, "no puzzle finished yet", ha="center", transform=ax.transAxes)
             ax.set_yticks(range(1, len(labels) + 1), labels)
@@ -273,7 +301,7 @@ def distributions(report: RunReport) -> Figure:
             ax.set_xscale("log")
             ax.axvline(_timeout(report), color="0.3", linestyle=":", linewidth=1)
         ax.invert_yaxis()
-        ax.set_title(f"{name} ({members} puzzles)", fontsize="medium")
+        ax.set_title(f"{escape_controls(name)} ({members} puzzles)", fontsize="medium")
         ax.grid(True, axis="x", which="both", alpha=0.3)
         ax.tick_params(axis="y", labelsize="small")
         ax.set_xlabel("time per puzzle (s, log scale); (n) = puzzles finished", fontsize="small")
@@ -281,6 +309,7 @@ def distributions(report: RunReport) -> Figure:
     return fig
 
 
+@_as_text
 def to_bytes(figure: Figure, fmt: str = "png") -> bytes:
     """The figure as PNG or SVG bytes; closes it."""
     buffer = io.BytesIO()

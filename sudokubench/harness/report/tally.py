@@ -9,7 +9,8 @@ does not grow with the tasks' rows.
   side of a disagreement). 19 bytes per pair (27 with repeats), where rows and `Pair` tuples
   took a kilobyte.
 - **Per run**: each puzzle's collection (an index into the names), the failures (errors by
-  message with their first task id, so that ties keep task order, and timeouts), the hosts of
+  message with their first task id, so that ties keep task order, at most `KEPT_MESSAGES`
+  distinct texts per backend and a count of the tasks past them; and timeouts), the hosts of
   the measured samples, the workers' CPU and wall time, the noisy pairs (a count and the
   worst few), and the wrong answers and disagreements found (few, with their puzzle).
 
@@ -50,7 +51,12 @@ from sudokubench.harness.stats import (
 )
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
-__all__ = ["NO_PAIR", "Column", "Tally"]
+__all__ = ["KEPT_MESSAGES", "NO_PAIR", "Column", "Tally"]
+
+#: Distinct error messages a report keeps per backend: a task whose message is not among the
+#: first this many is counted, its text left in the database (the per-task export has it), so
+#: a plug-in that fails every task in a new way cannot grow the parent's memory.
+KEPT_MESSAGES = 100
 
 
 class _Noise:
@@ -84,6 +90,7 @@ class Tally:
         self.disputed = 0
         self.problems: list[tuple[int, str, str, tuple[Problem, ...]]] = []
         self.errors: dict[str, dict[str, list[int]]] = {b: {} for b in self.backends}
+        self.unlisted: Counter[str] = Counter()  # per backend, errors past KEPT_MESSAGES texts
         self.timeouts: Counter[str] = Counter()
         self.hosts: dict[str, tuple[int, set[str]]] = {}
         self.peak_memory: dict[str, int] = {}  # per backend, the most of its tasks
@@ -192,11 +199,13 @@ class Tally:
             messages = self.errors.setdefault(t.backend, {})
             message = t.message or "(no message)"
             seen = messages.get(message)
-            if seen is None:
-                messages[message] = [1, t.task_id]
-            else:
+            if seen is not None:
                 seen[0] += 1
                 seen[1] = min(seen[1], t.task_id)
+            elif len(messages) < KEPT_MESSAGES:
+                messages[message] = [1, t.task_id]
+            else:
+                self.unlisted[t.backend] += 1
         elif t.status == Status.TIMEOUT:
             self.timeouts[t.backend] += 1
         if t.sample >= 0 and t.host:
@@ -247,16 +256,19 @@ class Tally:
             for problem in problems
         ]
 
-    def failures(self) -> dict[str, tuple[int, int, tuple[tuple[str, int], ...]]]:
-        """Per backend (the run's, then others with errors): errors, timeouts and the distinct
-        messages, most frequent first (ties in task order)."""
+    def failures(self) -> dict[str, tuple[int, int, tuple[tuple[str, int], ...], int]]:
+        """Per backend (the run's, then others with errors): errors, timeouts, the distinct
+        messages kept, most frequent first (ties in task order), and the errors whose message
+        was not kept."""
         found = {}
         for backend, messages in self.errors.items():
             ordered = sorted(messages.items(), key=lambda m: (-m[1][0], m[1][1]))
+            unlisted = self.unlisted[backend]
             found[backend] = (
-                sum(n for n, _ in messages.values()),
+                sum(n for n, _ in messages.values()) + unlisted,
                 self.timeouts[backend],
                 tuple((message, n) for message, (n, _) in ordered),
+                unlisted,
             )
         return found
 
