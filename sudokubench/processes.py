@@ -144,9 +144,9 @@ def tree_resident_bytes(pid: int) -> int | None:
     return total
 
 
-def high_water_bytes(pid: int) -> int | None:
-    """Linux: the most process `pid` has resided in since it started (VmHWM), bytes; None
-    where /proc cannot tell."""
+def high_water_bytes(pid: int | str) -> int | None:
+    """Linux: the most process `pid` (or "self") has resided in since it started or since its
+    peak was reset (VmHWM), bytes; None where /proc cannot tell."""
     try:
         with open(f"/proc/{pid}/status", "rb") as file:
             for line in file:

@@ -21,6 +21,8 @@ import contextlib
 import os
 import re
 
+from sudokubench.processes import high_water_bytes
+
 try:
     import resource
 except ImportError:  # pragma: no cover - not a Unix: nothing is measured
@@ -67,14 +69,7 @@ class PeakMemory:
             return None
         if not self._status:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        try:
-            with open("/proc/self/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"VmHWM:"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            pass
-        return None
+        return high_water_bytes("self")
 
 
 def resident_bytes(pid: int) -> int | None:
