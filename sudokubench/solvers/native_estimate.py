@@ -84,7 +84,7 @@ def probes(work, table, givens, st, rng, acc, count) -> None:
         open_cells = open0
         estimate = 1.0
         while open_cells > 0:
-            k = branch_cell(cand, node, cells)
+            k = branch_cell(cand, node, cells, tabs, False)
             digits = cand[node + k]
             alive = 0
             todo = digits

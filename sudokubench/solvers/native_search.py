@@ -219,7 +219,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                 st[BACKTRACKS] += 1
                 j = w - 1
             else:
-                k = branch_cell(cand, base, cells)
+                k = branch_cell(cand, base, cells, tabs, drain)
                 branch_at[w] = k
                 todo_at[w] = cand[base + k]
                 st[GUESSES] += 1
