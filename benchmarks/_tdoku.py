@@ -11,8 +11,11 @@ For each collection and limit (1 and 2) one run measures, in rounds (forwards th
 - `native` through `backend.solve(grid, limit=...)`, wall time around the call, the same way.
 
 The best over the rounds on both sides: on a shared machine a preempted pass would otherwise
-decide the ratio. Targets: kernel <= 2x tdoku and `backend.solve` <= 3x tdoku, each file and
-limit.
+decide the ratio. The two bests differ: a puzzle's best solve leaves its preemptions out,
+tdoku's best run (its own timing, a loop over the file) keeps the few it had; on a busy machine
+this favours `native` a little. A mean over whole passes of `native` moved by 2x from run to
+run at load 3-4 on 2 cores, too much to judge a target by.
+Targets: kernel <= 2x tdoku and `backend.solve` <= 3x tdoku, each file and limit.
 """
 
 from __future__ import annotations
