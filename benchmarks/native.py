@@ -20,6 +20,12 @@ One run prints:
     python benchmarks/native.py                 # everything (about 2 minutes)
     python benchmarks/native.py --quick         # smaller samples, no 6x6 enumeration
     python benchmarks/native.py --collections hexadoku1500 --no-counts
+    python benchmarks/native.py --tdoku PATH    # only the targets: side by side with tdoku
+
+With `--tdoku` (a tdoku checkout, built with cmake once, or its run_benchmark) the run is only
+the targets of the native issue: `native` against tdoku's run_benchmark on top1465, 17clue
+(the first `--clues`) and top95 at limits 1 and 2 (`_tdoku.py`), then the rate of the API's
+`count(..., keep=1)` on the 6x6 grid with its first row given.
 
 Times are wall seconds (`time.perf_counter`) and CPU seconds of this process; on a shared
 machine read the ratios, measured side by side, rather than the absolute numbers.
@@ -37,7 +43,10 @@ import sys
 import tempfile
 import time
 
+from _tdoku import compare_tdoku
+
 from sudokubench import Grid, Shape, get_backend, is_solution
+from sudokubench.api import count as api_count
 from sudokubench.backend import Backend
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.solvers.native import warm
@@ -118,6 +127,25 @@ def counting(full: bool) -> None:
         )
 
 
+def api_count_rate() -> None:
+    """The API's `count(..., keep=1)` on the 6x6 first-row grid: solutions/s, best of 5
+    (wall time around the call), against the target of 2 million."""
+    first_row = Grid(Shape(2, 3), (1, 2, 3, 4, 5, 6) + (0,) * 30)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        found = api_count(first_row, backend="native", limit=10**6, keep=1)
+        best = min(best, time.perf_counter() - start)
+    if found.count != 39168 or not found.exhaustive:
+        sys.exit(f"count() found {found.count} solutions of the 6x6 first row, not 39,168")
+    rate = found.count / best
+    print(
+        f"\ncount(6x6 first row, backend='native', limit=10**6, keep=1): {found.count:,} "
+        f"in {best:.4f} s, {rate:,.0f} solutions/s (best of 5; target >= 2,000,000: "
+        f"{'met' if rate >= 2e6 else 'not met'})"
+    )
+
+
 def first_call() -> None:
     """warm() in fresh processes: with an empty cache (compile) and then with it (load)."""
     code = "import time; t = time.perf_counter(); from sudokubench.solvers.native import warm; "
@@ -145,9 +173,19 @@ def main() -> None:
         "--collections", default=",".join(COLLECTIONS), help="comma-separated; '' for none"
     )
     parser.add_argument("--no-counts", action="store_true", help="skip sections 2-4")
+    parser.add_argument(
+        "--tdoku", metavar="PATH", help="only the targets: side by side with tdoku (checkout)"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds with --tdoku (best kept)")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, load {os.getloadavg()[0]:.1f}")
     print(f"native warm-up in this process: {warm():.2f} s (not timed below)")
+    if args.tdoku:
+        files = [("top1465", None), ("17clue", args.clues), ("top95", None)]
+        compare_tdoku(args.tdoku, files, args.rounds)
+        api_count_rate()
+        print(f"load at the end {os.getloadavg()[0]:.1f}")
+        return
     quick = args.quick
     for name in filter(None, args.collections.split(",")):
         count = {"17clue": 2000 if quick else args.clues, "top1465": 300 if quick else None}

@@ -1,9 +1,10 @@
 """`native`: a bitset solver and counter compiled by numba, for any box shape up to 35 digits.
 
 Algorithm (the kernel: `native_kernel.py`, `native_search.py`, `native_estimate.py`): int64
-candidate bitsets, naked and hidden singles, box-line reduction while more than `LAST_CELLS`
-cells are open, fewest-candidates branching on an explicit stack whose levels are blocks of one
-array; see those modules' docstrings.
+candidate bitsets, naked and hidden singles, box-line reduction with the counting rule of a
+box-line segment (tdoku's triads) while more than `LAST_CELLS` cells are open, fewest-candidates
+branching (when solving, the cell whose units have the most open cells) on an explicit stack
+whose levels are blocks of one array; see those modules' docstrings.
 
 Timing (the rule of `sudokubench.backend`): `prepare` loads the kernel and puts the givens
 into its arrays; `run`, the timed region, is the kernel call (and more calls after a pause);

@@ -33,10 +33,11 @@ def next_random(rng) -> int:
     return ((x * 0x2545F4914F6CDD1D) >> 1) & 0x7FFFFFFFFFFFFFFF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def place(cand, base, k, bit, open_cells, queue, tabs, full, st) -> int:
     """Put digit `bit` in cell k of a settled block and settle it fully (box-line reduction
-    included); the cells left open, or -1."""
+    included); the cells left open, or -1. A call, not inlined into `probes` (twice): that
+    kept the first compilation from growing with the kernel's rules."""
     cand[base + k] = bit
     mark(tabs[3], tabs[12], k)
     queue[0] = k

@@ -51,6 +51,7 @@ from sudokubench.solvers.native_kernel import (
     settle,
     start,
     unpack,
+    widest_cell,
 )
 
 
@@ -219,7 +220,10 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                 st[BACKTRACKS] += 1
                 j = w - 1
             else:
-                k = branch_cell(cand, base, cells)
+                if drain:
+                    k = widest_cell(cand, base, cells, tabs)
+                else:
+                    k = branch_cell(cand, base, cells)
                 branch_at[w] = k
                 todo_at[w] = cand[base + k]
                 st[GUESSES] += 1

@@ -1,0 +1,101 @@
+"""`native`'s kernel at several git revisions, puzzle by puzzle in one process.
+
+On a shared machine two runs a minute apart differ by more than a kernel change does; this
+interleaves the versions on every puzzle instead. Each revision's `sudokubench` package is
+exported (`git archive`) under another name (`sb_<commit>`, in the temporary directory, kept
+for the next run so its numba cache is reused), imported beside the others, and each puzzle is
+solved by every version in turn; a puzzle's time is its best of `--repeat` timed regions (the
+timing rule's `run`). Printed: mean us a puzzle per version and its ratio to the first.
+
+    python benchmarks/native_versions.py main HEAD
+    python benchmarks/native_versions.py main HEAD --collections top1465 --limits 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def export(revision: str) -> str:
+    """The package of `revision` importable as `sb_<commit>`; that name."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short=12", revision],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if commit.returncode:
+        sys.exit(f"not a revision: {revision!r}")
+    name = f"sb_{commit.stdout.strip()}"
+    folder = Path(tempfile.gettempdir()) / "sudokubench-versions"
+    target = folder / name
+    if not target.is_dir():
+        archive = subprocess.run(
+            ["git", "archive", commit.stdout.strip(), "sudokubench"], cwd=ROOT, capture_output=True
+        )
+        staging = folder / f"{name}.partial"
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(staging, filter="data")
+        for path in (staging / "sudokubench").rglob("*.py"):
+            text = path.read_text()
+            path.write_text(re.sub(r"\bsudokubench\b", name, text))
+        (staging / "sudokubench" / "puzzles").symlink_to(ROOT / "puzzles")
+        (staging / "sudokubench").rename(target)
+        staging.rmdir()
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    return name
+
+
+def main() -> None:
+    """Parse the options, load every version, time them puzzle by puzzle."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("revisions", nargs="+", help="git revisions; the first is the base")
+    parser.add_argument("--collections", default="top1465,top95,17clue")
+    parser.add_argument("--count", type=int, default=3000, help="puzzles per collection at most")
+    parser.add_argument("--limits", default="1,2")
+    parser.add_argument("--repeat", type=int, default=3, help="solves per puzzle (best kept)")
+    args = parser.parse_args()
+    versions = []
+    for revision in args.revisions:
+        name = export(revision)
+        native = importlib.import_module(f"{name}.solvers.native")
+        native.warm()  # compiles the first time, outside any timing
+        backend = importlib.import_module(f"{name}.backend")
+        grid = importlib.import_module(f"{name}.grid")
+        versions.append((revision, native.Native(), backend.timed_call, grid.Grid))
+    formats = importlib.import_module(f"{export(args.revisions[0])}.formats")
+    print(f"load average {os.getloadavg()[0]:.1f}; mean us a puzzle (x the first revision)")
+    for collection in args.collections.split(","):
+        lines = [str(r.puzzle) for r in formats.read_puzzles(formats.collection_path(collection))]
+        lines = lines[: args.count]
+        for limit in map(int, args.limits.split(",")):
+            total = [0.0] * len(versions)
+            for line in lines:
+                for i, (_, backend, timed_call, grid) in enumerate(versions):
+                    puzzle = grid.parse(line)
+                    runs = (
+                        timed_call(backend, puzzle, limit, cpu=False) for _ in range(args.repeat)
+                    )
+                    total[i] += min(t.solve_s for t in runs)
+            shown = "  ".join(
+                f"{rev} {t / len(lines) * 1e6:.2f} ({t / total[0]:.3f}x)"
+                for (rev, *_), t in zip(versions, total, strict=True)
+            )
+            print(f"{collection:<8} {len(lines):>5} limit {limit}: {shown}", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
