@@ -18,6 +18,7 @@ import pytest
 from support import MULTIPLE, Stopwatch, collection
 
 from sudokubench import Grid, Shape, Status, get_backend, is_solution
+from sudokubench.formats import collection_path
 from sudokubench.solvers import native
 
 pytest.importorskip("numba", reason="the native backend needs numba")
@@ -324,3 +325,39 @@ def test_a_first_compile_is_announced(monkeypatch: pytest.MonkeyPatch, capsys) -
     monkeypatch.setattr(native, "kernel_cached", lambda: True)
     assert cli_native.ready_native() is True
     assert said[1:] == ["", ""] and capsys.readouterr().err == ""
+
+
+def test_compare_leaves_a_cached_kernel_to_its_workers(
+    backend: native.Native, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """`compare` (`workers_only`) does not load a cached kernel in its own process, and
+    `available()` there then does not either; a cold cache is still compiled there, once,
+    announced."""
+    from sudokubench.cli import native as cli_native
+
+    loads = []
+    monkeypatch.setattr(native, "warm", lambda: loads.append(1) or 0.0)
+    monkeypatch.setattr(native, "load_on_available", True)
+    monkeypatch.setattr(native, "kernel_cached", lambda: False)
+    assert cli_native.ready_native(workers_only=True) is True
+    assert loads == [1] and capsys.readouterr().err == cli_native.NOTICE + "\n"
+    assert native.load_on_available is True
+    monkeypatch.setattr(native, "kernel_cached", lambda: True)
+    assert cli_native.ready_native(workers_only=True) is True
+    assert native.load_on_available is False
+    assert backend.available() is True
+    assert loads == [1]  # neither call loaded it here
+    monkeypatch.setattr(native, "load_on_available", True)
+    assert backend.available() is True and loads == [1, 1]
+
+
+def test_compare_solves_with_the_kernel_its_workers_load(tmp_path: Path) -> None:
+    """`compare -b native --jobs 2` with a cached kernel: every puzzle solved and checked by
+    workers that loaded the kernel themselves."""
+    done = run_cli(
+        "compare", str(collection_path("easy50")), "-b", "native", "--jobs", "2",
+        "--db", str(tmp_path / "run.sqlite"), "--json", "-q",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["summary"]["native"]
+    assert (summary["solved"], summary["wrong"], summary["error"]) == (50, 0, 0)

@@ -280,7 +280,9 @@ def compare(
             print(f"warning: plug-ins and programs can change any file of yours: {why}",
                   file=sys.stderr)  # fmt: skip
     if resume is None and {"all", "native"} & {b.partition(":")[0] for b in args.backends}:
-        ready_native(quiet=quiet)  # a first compile here, announced, before any worker starts
+        # a first compile here, announced, before any worker starts; a cached kernel is
+        # loaded by the workers' fork server alone
+        ready_native(quiet=quiet, workers_only=True)
     reporter = _Reporter(quiet, args.jobs)
     cap = args.memory_limit if memory_limit is not None else None  # (this machine's share: not)
     executor = _cluster(cluster, cluster_timeout, cap) if cluster else None

@@ -117,20 +117,28 @@ def warm_native(*, quiet: bool) -> None:
 NOTICE = "compiling the native backend's kernel (once per machine, about a minute)..."
 
 
-def ready_native(*, quiet: bool = False) -> bool:
+def ready_native(*, quiet: bool = False, workers_only: bool = False) -> bool:
     """Compile or load the native kernel in this process now (False when numba is missing).
 
     Commands call this before anything that needs the kernel, so its first compile happens
     here, announced on stderr (unless `quiet`), and never inside a worker's load limit or a
     timed call (workers then load the cached machine code).
+
+    `workers_only`: only worker processes will solve (`compare`). When numba's cache already
+    holds the kernel, it is not loaded here at all (the workers' fork server loads it) and
+    `available()` no longer loads it in this process; a cold cache is still compiled here, once.
     """
     try:
         import numba  # noqa: F401
     except ImportError:
         return False
-    from sudokubench.solvers.native import kernel_cached, warm
+    from sudokubench.solvers import native
 
-    if kernel_cached() is False and not quiet:
+    cached = native.kernel_cached()
+    if workers_only and cached:
+        native.load_on_available = False
+        return True
+    if cached is False and not quiet:
         print(NOTICE, file=sys.stderr, flush=True)
-    warm()
+    native.warm()
     return True

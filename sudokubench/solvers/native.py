@@ -67,6 +67,11 @@ KEEP = 10
 PROBES_PER_CALL = 256
 #: The kernel's return codes (`native_kernel`'s, which needs numba to import).
 FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
+#: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
+#: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
+#: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
+#: loading it there too cost the command most of a second of start-up.
+load_on_available = True
 
 
 @dataclass(frozen=True)
@@ -250,7 +255,8 @@ class Native(BaseBackend):
     preload: ClassVar[str | None] = "sudokubench.solvers.native_ready"
 
     def available(self) -> bool:
-        """Whether numba imports here; then also compiles or loads the kernel (`warm`).
+        """Whether numba imports here; then also compiles or loads the kernel (`warm`), unless
+        `load_on_available` is off in this process.
 
         The harness asks every backend this before it times anything, in its own process and
         in each worker, so no timed call pays for compiling or loading machine code.
@@ -259,7 +265,8 @@ class Native(BaseBackend):
             import numba  # noqa: F401
         except ImportError:
             return False
-        warm()
+        if load_on_available:
+            warm()
         return True
 
     def version(self) -> str | None:
