@@ -20,12 +20,12 @@ contradiction), `max_depth` (deepest stack level), `hidden_singles`, `locked_eli
 Compilation: `@njit(cache=True)` compiles each kernel function once per machine into numba's
 on-disk cache (a `__pycache__` beside the kernel modules, or numba's per-user cache directory
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
-`sudokubench backends --warm`, by `compare` before its workers start, by `available()`, or by
-the first solve) compiles or loads it; the worker pool's fork server imports `native_ready`
-(`preload`), which loads the cached machine code once for every worker forked from it. `solve`
-never times compilation: `encode_s` holds the one-off load (in `prepare`), `solve_s` the
-search. A cached function is checked against its own file only: after editing
-`native_kernel.py`, clear the cache (see that module's docstring).
+`sudokubench backends --warm`, by `compare` before its workers start when the cache lacks it,
+by `available()`, or by the first solve) compiles or loads it; the worker pool's fork server
+imports `native_ready` (`preload`), which loads the cached machine code once for every worker
+forked from it. `solve` never times compilation: `encode_s` holds the one-off load (in
+`prepare`), `solve_s` the search. A cached function is checked against its own file only:
+after editing `native_kernel.py`, clear the cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
