@@ -541,6 +541,24 @@ def test_a_worker_that_joins_late_without_a_backend_takes_no_task(tmp_path):
     assert [w["worker"] for w in report.run.machine["workers"]] != [late]
 
 
+def started_on(address: str, command: list[str], env: dict[str, str], db: Path) -> subprocess.Popen:
+    """`command` (a compare storing into `db`) started on the scheduler at `address`, once it
+    has stored two tasks (it is then surely running on the cluster)."""
+    run = subprocess.Popen(
+        [*command, "--cluster", address, "--cluster-timeout", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 120
+    while stored(db) < 2:
+        assert run.poll() is None, run.communicate()
+        assert time.monotonic() < deadline, "no progress"
+        time.sleep(0.1)
+    return run
+
+
 @pytest.mark.slow
 def test_a_lost_scheduler_interrupts_the_run_which_resumes_locally(tmp_path):
     """The scheduler killed mid-run: one line that says so, the run marked interrupted, the
@@ -558,19 +576,8 @@ def test_a_lost_scheduler_interrupts_the_run_which_resumes_locally(tmp_path):
     try:
         listening(port)
         procs.append(dask_worker(address, env))
-        run = subprocess.Popen(
-            [*command, "--cluster", address, "--cluster-timeout", "60"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        run = started_on(address, command, env, db)
         procs.append(run)
-        deadline = time.monotonic() + 120
-        while stored(db) < 2:
-            assert run.poll() is None, run.communicate()
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.1)
         scheduler.kill()
         _, err = run.communicate(timeout=120)
     finally:
@@ -643,19 +650,8 @@ def test_compare_names_a_late_worker_it_kept_away(tmp_path):
     try:
         listening(port)
         procs.append(dask_worker(address, env))
-        run = subprocess.Popen(
-            [*command, "--db", str(db), "--cluster", address, "--cluster-timeout", "60"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        run = started_on(address, [*command, "--db", str(db)], env, db)
         procs.append(run)
-        deadline = time.monotonic() + 120
-        while stored(db) < 2:
-            assert run.poll() is None, run.communicate()
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.1)
         procs.append(dask_worker(address))
         _, err = run.communicate(timeout=300)
     finally:
