@@ -19,6 +19,7 @@ __all__ = [
     "kill_children",
     "kill_tree",
     "reap_orphans",
+    "resident_bytes",
     "tree_resident_bytes",
 ]
 
@@ -131,17 +132,22 @@ def _descendants(pid: int) -> set[int]:
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+def resident_bytes(pid: int) -> int | None:
+    """Linux: the resident set of process `pid` now (/proc/PID/statm), bytes; None where it
+    cannot be read (no /proc, or the process ended)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as file:
+            return int(file.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def tree_resident_bytes(pid: int) -> int | None:
     """Linux: the resident set of process `pid` and its living descendants now, bytes (pages
     shared between them counted in each); None where /proc cannot tell."""
-    total = None
-    for member in (pid, *_descendants(pid)):
-        try:
-            with open(f"/proc/{member}/statm", "rb") as file:
-                total = (total or 0) + int(file.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            continue  # ended meanwhile
-    return total
+    sizes = [resident_bytes(member) for member in (pid, *_descendants(pid))]
+    found = [size for size in sizes if size is not None]  # (a member may have ended meanwhile)
+    return sum(found) if found else None
 
 
 def high_water_bytes(pid: int | str) -> int | None:

@@ -29,7 +29,7 @@ from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.startup import Startup
 from sudokubench.harness.stats import FINISHED, limited_status
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import PuzzleVerdict, check_result, cross_check, puzzle_grid
+from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
 
 __all__ = ["Progress", "Tracker", "to_row"]
 
@@ -232,19 +232,12 @@ class Tracker:
         entry.waiting -= 1
         if entry.waiting == 0:
             del self.open[i]
-            verdict = cross_check(entry.puzzle, entry.rows)  # (`_close`, inline)
-            self.tally.add(i, entry.puzzle, entry.rows, verdict)
-            if verdict.problems:
-                self._disputed(verdict)
+            self._close(i, entry.puzzle, entry.rows)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)
         self.tally.add(i, puzzle, rows, verdict)
-        if verdict.problems:
-            self._disputed(verdict)
-
-    def _disputed(self, verdict: PuzzleVerdict) -> None:
-        if any(p.kind == "disagree" for p in verdict.problems):
+        if verdict.problems and any(p.kind == "disagree" for p in verdict.problems):
             self.progress.disagreements += 1
 
     def close_rest(self) -> None:

@@ -21,7 +21,7 @@ import contextlib
 import os
 import re
 
-from sudokubench.processes import high_water_bytes
+from sudokubench.processes import high_water_bytes, resident_bytes
 
 try:
     import resource
@@ -70,15 +70,6 @@ class PeakMemory:
         if not self._status:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         return high_water_bytes("self")
-
-
-def resident_bytes(pid: int) -> int | None:
-    """The resident set of process `pid` now (/proc/PID/statm); None where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def parse_size(text: str) -> int:

@@ -48,6 +48,7 @@ from sudokubench.harness.stats import (
     FINISHED,
     NOISE_LIMIT,
     effort_of,
+    limited_status,
 )
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
@@ -175,13 +176,10 @@ class Tally:
         them: the status under the limit, the time if finished, the effort; no spread)."""
         for t in rows:
             column = self.columns.get(t.backend) or self._column(t.backend)
-            status = t.status
-            if status in FINISHED:
-                if t.wall_s > t.timeout:  # (`limited_status`, inline: one call less a row)
-                    status = Status.TIMEOUT
-                else:
-                    column.time[i] = t.wall_s
+            status = limited_status(t.status, t.wall_s, t.timeout)
             column.status[i] = CODE[status]
+            if status in FINISHED:
+                column.time[i] = t.wall_s
             if (effort := effort_of(t.stats)) is not None:
                 column.put_effort(i, effort)
 
