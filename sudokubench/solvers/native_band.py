@@ -68,7 +68,14 @@ T_TCELLS = 1024  # 512: 9 triads -> their cells (27 bits)
 T_COLS = 1536  # 512: 9 columns -> their cells in a band (27 bits)
 T_ROWBOX = 2048  # 27: a cell's row and box in its band, itself excluded
 T_BOX = 2075  # 3: the cells of box k of a band
-TABLE_SIZE = 2078
+T_LOCK = 2078  # 512: a band's columns -> those alone in their box (a box in one column)
+T_CLAIM = 2590  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
+T_FORCED = 3102  # 512: 9 triads -> those alone in their row or their box
+T_SOLO = 3614  # 512: a row's 9 bits -> its 3-bit groups with exactly one bit
+T_SPREAD = 4126  # 512: a row's 9 bits -> one 4-bit counter per column (bit c -> 1 << 4c)
+TABLE_SIZE = 4638
+#: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
+BAD = 1 << 40
 
 
 def band_tables() -> np.ndarray:
@@ -77,6 +84,8 @@ def band_tables() -> np.ndarray:
     for v in range(512):
         t[T_TRIADS + v] = sum(1 << k for k in range(3) if v & (7 << 3 * k))
         t[T_COLS + v] = v | v << 9 | v << 18
+    for k in range(3):
+        t[T_BOX + k] = 7 << 3 * k | 7 << (9 + 3 * k) | 7 << (18 + 3 * k)
     perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
     for tri in range(512):
         keep = 0
@@ -86,8 +95,26 @@ def band_tables() -> np.ndarray:
                 keep |= bits
         t[T_SHRINK + tri] = keep
         t[T_TCELLS + tri] = sum(7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if tri >> i & 1)
-    for k in range(3):
-        t[T_BOX + k] = 7 << 3 * k | 7 << (9 + 3 * k) | 7 << (18 + 3 * k)
+    for v in range(512):
+        groups = [(v >> 3 * k) & 7 for k in range(3)]
+        t[T_LOCK + v] = sum(g << 3 * k for k, g in enumerate(groups) if g & (g - 1) == 0)
+        t[T_SOLO + v] = t[T_LOCK + v]  # (the same rule on a row's three triads)
+        claim = 0
+        for k, g in enumerate(groups):
+            if g & (g - 1):
+                claim |= BAD
+            elif g:
+                claim |= int(t[T_BOX + k]) & ~int(t[T_COLS + (g << 3 * k)])
+        t[T_CLAIM + v] = claim
+        forced = 0
+        for i in range(9):
+            r, k = divmod(i, 3)
+            row = (v >> 3 * r) & 7
+            box = (v >> k) & 0b1001001
+            if v >> i & 1 and (row & (row - 1) == 0 or box & (box - 1) == 0):
+                forced |= 1 << i
+        t[T_FORCED + v] = forced
+        t[T_SPREAD + v] = sum(1 << 4 * c for c in range(9) if v >> c & 1)
     for p in range(27):
         r, c = divmod(p, 9)
         row = 511 << 9 * r
@@ -124,7 +151,7 @@ def place(f, o, t, d, b, bit, dirty) -> int:
         m = f[i]
         if m & bit and e != d:
             f[i] = m & nbit
-            dirty |= 1 << e
+            dirty |= 1 << (3 * e + b)
     p = low_index(bit)
     f[o + 3 * d + b] &= ~t[T_ROWBOX + p]
     col = ~t[T_COLS + (1 << (p % 9))]
@@ -132,119 +159,115 @@ def place(f, o, t, d, b, bit, dirty) -> int:
         if ob != b:
             f[o + 3 * d + ob] &= col
     f[o + 27 + b] &= nbit
-    return dirty | (1 << d)
+    return dirty | (7 << 3 * d)
 
 
 @njit(cache=True, inline="always")
-def digit(f, o, t, d, st) -> int:
-    """The update of digit d (module docstring): -1 on a contradiction, else a bit set of the
-    digits to update again (its own when the columns removed candidates)."""
+def digit(f, o, t, d, bands, st) -> int:
+    """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
+    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b)."""
     base = o + 3 * d
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
-    # Triads, reduced to the permutations they hold.
-    tri = t[T_TRIADS + (x0 & 511)] | t[T_TRIADS + ((x0 >> 9) & 511)] << 3
-    tri |= t[T_TRIADS + (x0 >> 18)] << 6
-    s = t[T_SHRINK + tri]
-    if s == 0:
-        return -1
-    x0 &= t[T_TCELLS + s]
-    tri = t[T_TRIADS + (x1 & 511)] | t[T_TRIADS + ((x1 >> 9) & 511)] << 3
-    tri |= t[T_TRIADS + (x1 >> 18)] << 6
-    s = t[T_SHRINK + tri]
-    if s == 0:
-        return -1
-    x1 &= t[T_TCELLS + s]
-    tri = t[T_TRIADS + (x2 & 511)] | t[T_TRIADS + ((x2 >> 9) & 511)] << 3
-    tri |= t[T_TRIADS + (x2 >> 18)] << 6
-    s = t[T_SHRINK + tri]
-    if s == 0:
-        return -1
-    x2 &= t[T_TCELLS + s]
+    # Triads of the changed bands, reduced to the permutations they hold.
+    if bands & 1:
+        tri = t[T_TRIADS + (x0 & 511)] | t[T_TRIADS + ((x0 >> 9) & 511)] << 3
+        tri |= t[T_TRIADS + (x0 >> 18)] << 6
+        s = t[T_SHRINK + tri]
+        if s == 0:
+            return -1
+        x0 &= t[T_TCELLS + s]
+    if bands & 2:
+        tri = t[T_TRIADS + (x1 & 511)] | t[T_TRIADS + ((x1 >> 9) & 511)] << 3
+        tri |= t[T_TRIADS + (x1 >> 18)] << 6
+        s = t[T_SHRINK + tri]
+        if s == 0:
+            return -1
+        x1 &= t[T_TCELLS + s]
+    if bands & 4:
+        tri = t[T_TRIADS + (x2 & 511)] | t[T_TRIADS + ((x2 >> 9) & 511)] << 3
+        tri |= t[T_TRIADS + (x2 >> 18)] << 6
+        s = t[T_SHRINK + tri]
+        if s == 0:
+            return -1
+        x2 &= t[T_TCELLS + s]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
     p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
     if p0 | p1 | p2 != 511:
         return -1
+    # A box whose digit lies in one column takes it from the other bands (pointing down).
+    lock0 = t[T_LOCK + p0]
+    lock1 = t[T_LOCK + p1]
+    lock2 = t[T_LOCK + p2]
     again = 0
-    lock0 = 0
-    lock1 = 0
-    lock2 = 0
-    for k in range(3):
-        box = 7 << 3 * k
-        c = p0 & box
-        if c & (c - 1) == 0:
-            lock0 |= c
-        c = p1 & box
-        if c & (c - 1) == 0:
-            lock1 |= c
-        c = p2 & box
-        if c & (c - 1) == 0:
-            lock2 |= c
     if (lock0 & (p1 | p2)) | (lock1 & (p0 | p2)) | (lock2 & (p0 | p1)):
         x0 &= ~t[T_COLS + (lock1 | lock2)]
         x1 &= ~t[T_COLS + (lock0 | lock2)]
         x2 &= ~t[T_COLS + (lock0 | lock1)]
-        again = 1
+        again = 7
         p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
         p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
         p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
         if p0 | p1 | p2 != 511:
             return -1
-    only0 = p0 & ~(p1 | p2)
-    only1 = p1 & ~(p0 | p2)
-    only2 = p2 & ~(p0 | p1)
-    for k in range(3):
-        box = 7 << 3 * k
-        cells = t[T_BOX + k]
-        c = only0 & box
-        if c:
-            if c & (c - 1):
-                return -1
-            if x0 & cells & ~t[T_COLS + c]:
-                x0 &= ~(cells & ~t[T_COLS + c])
-                again = 1
-        c = only1 & box
-        if c:
-            if c & (c - 1):
-                return -1
-            if x1 & cells & ~t[T_COLS + c]:
-                x1 &= ~(cells & ~t[T_COLS + c])
-                again = 1
-        c = only2 & box
-        if c:
-            if c & (c - 1):
-                return -1
-            if x2 & cells & ~t[T_COLS + c]:
-                x2 &= ~(cells & ~t[T_COLS + c])
-                again = 1
+    # A column left to one band keeps that band's box to it (claiming).
+    c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
+    c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
+    c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
+    if (c0 | c1 | c2) & BAD:
+        return -1
+    if (x0 & c0) | (x1 & c1) | (x2 & c2):
+        again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
+        x0 &= ~c0
+        x1 &= ~c1
+        x2 &= ~c2
     if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
         st[LOCKED] += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's one cell, a row's or a box's.
-    once = 0
-    twice = 0
-    for x in (x0, x1, x2):
-        for r in range(3):
-            v = (x >> 9 * r) & 511
-            twice |= once & v
-            once |= v
+    # Singles: a column's one cell; a row's or a box's (its only triad, with one cell).
+    once = x0 & 511
+    v = (x0 >> 9) & 511
+    twice = once & v
+    once |= v
+    v = x0 >> 18
+    twice |= once & v
+    once |= v
+    v = x1 & 511
+    twice |= once & v
+    once |= v
+    v = (x1 >> 9) & 511
+    twice |= once & v
+    once |= v
+    v = x1 >> 18
+    twice |= once & v
+    once |= v
+    v = x2 & 511
+    twice |= once & v
+    once |= v
+    v = (x2 >> 9) & 511
+    twice |= once & v
+    once |= v
+    v = x2 >> 18
+    twice |= once & v
+    once |= v
     colone = t[T_COLS + (once & ~twice)]
-    dirty = again << d
+    dirty = again << 3 * d
+    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
         x = f[base + b]
         solo = x & colone
-        for r in range(3):
-            v = x & (511 << 9 * r)
-            if v & (v - 1) == 0:
-                solo |= v
-            v = x & t[T_BOX + r]
-            if v & (v - 1) == 0:
-                solo |= v
+        if rowbox >> b & 1:
+            lo = x & 511
+            mid = (x >> 9) & 511
+            hi = x >> 18
+            tri = t[T_TRIADS + lo] | t[T_TRIADS + mid] << 3 | t[T_TRIADS + hi] << 6
+            one = t[T_SOLO + lo] | t[T_SOLO + mid] << 9 | t[T_SOLO + hi] << 18
+            solo |= x & one & t[T_TCELLS + t[T_FORCED + tri]]
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
@@ -261,9 +284,10 @@ def settle(f, o, t, dirty, st) -> int:
     """Digit updates and naked singles to a fixpoint; the open cells, or -1."""
     while True:
         while dirty:
-            low = dirty & -dirty
-            dirty ^= low
-            more = digit(f, o, t, low_index(low), st)
+            d = low_index(dirty & -dirty) // 3
+            bands = (dirty >> 3 * d) & 7
+            dirty ^= bands << 3 * d
+            more = digit(f, o, t, d, bands, st)
             if more < 0:
                 return -1
             dirty |= more
@@ -300,9 +324,11 @@ def branch(f, o, t) -> int:
     best = -1
     fewest = 10
     score = -1
-    u0 = f[o + 27]
-    u1 = f[o + 28]
-    u2 = f[o + 29]
+    colpack = 0  # the open cells of each column, 4 bits a column
+    for b in range(3):
+        u = f[o + 27 + b]
+        colpack += t[T_SPREAD + (u & 511)] + t[T_SPREAD + ((u >> 9) & 511)]
+        colpack += t[T_SPREAD + (u >> 18)]
     for b in range(3):
         unplaced = f[o + 27 + b]
         if unplaced == 0:
@@ -324,9 +350,7 @@ def branch(f, o, t) -> int:
                 bit = two & -two
                 two ^= bit
                 p = low_index(bit)
-                cols = t[T_COLS + (1 << (p % 9))]
-                here = bits27(unplaced & t[T_ROWBOX + p]) + bits27(u0 & cols)
-                here += bits27(u1 & cols) + bits27(u2 & cols)
+                here = bits27(unplaced & t[T_ROWBOX + p]) + ((colpack >> 4 * (p % 9)) & 15)
                 if here > score:
                     score = here
                     best = 27 * b + p
@@ -391,7 +415,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                     break
                 dirty = place(f, 0, t, g - 1, b, bit, dirty)
         if open0 >= 0:
-            open0 = settle(f, 0, t, 511, st)
+            open0 = settle(f, 0, t, BAND, st)
         if open0 < 0:
             st[MODE] = DONE
             return FINISHED
