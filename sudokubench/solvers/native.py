@@ -1,10 +1,12 @@
 """`native`: a bitset solver and counter compiled by numba, for any box shape up to 35 digits.
 
-Algorithm (the kernel: `native_kernel.py`, `native_search.py`, `native_estimate.py`): int64
-candidate bitsets, naked and hidden singles, box-line reduction with the counting rule of a
-box-line segment (tdoku's triads) while more than `LAST_CELLS` cells are open, fewest-candidates
-branching (when solving, the cell whose units have the most open cells) on an explicit stack
-whose levels are blocks of one array; see those modules' docstrings.
+Algorithm: a 9x9 solve runs on the band kernel (`native_band.py`: per digit three 27-bit bands,
+triads and box-line interactions by table lookups, bivalue branching). Every other shape,
+`count_all` and `estimate` run on the general kernel (`native_kernel.py`, `native_search.py`,
+`native_estimate.py`): int64 candidate bitsets, naked and hidden singles, box-line reduction
+with the counting rule of a box-line segment (tdoku's triads) while more than `LAST_CELLS` cells
+are open, fewest-candidates branching (when solving, the cell whose units have the most open
+cells) on an explicit stack whose levels are blocks of one array; see those modules' docstrings.
 
 Timing (the rule of `sudokubench.backend`): `prepare` loads the kernel and puts the givens
 into its arrays; `run`, the timed region, is the kernel call (and more calls after a pause);
@@ -32,8 +34,9 @@ the first few as grids, and `estimate` runs Knuth's estimator for grids whose so
 many to enumerate.
 
 Limits: without numba the backend is not ready (`pip install 'sudokubench[native]'`).
-Roads not taken: tdoku's band-of-three SIMD layout and JCZSolve's per-digit band bitmaps are
-faster on 9x9 but fixed to it; one cell-major layout serves every shape.
+Roads not taken: tdoku's band-of-three SIMD layout (numba does not vectorise this kind of
+code on its own); the band kernel takes JCZSolve's and fsss2's per-digit bands instead, for 9x9
+only, and one cell-major layout serves every other shape.
 """
 
 from __future__ import annotations

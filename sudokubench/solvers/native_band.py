@@ -28,6 +28,10 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
+
+numba's cache checks `search` against this file only: the constants imported from
+`native_kernel.py` (the state layout, return codes) are compiled in, so after changing them
+clear the cache as that module's docstring says.
 """
 
 from __future__ import annotations
@@ -381,6 +385,27 @@ def digits_of(f, o, out) -> None:
 
 
 @njit(cache=True)
+def start(f, t, givens) -> bool:
+    """Level 0 from the givens, each placed (not yet propagated); False when two conflict.
+
+    A function of its own, called once a search: inlining it would compile `place` once more.
+    """
+    for i in range(27):
+        f[i] = BAND
+    for b in range(3):
+        f[27 + b] = BAND
+    for k in range(81):
+        g = givens[k]
+        if g:
+            b = k // 27
+            bit = 1 << (k - 27 * b)
+            if f[3 * (g - 1) + b] & bit == 0:
+                return False
+            place(f, 0, t, g - 1, b, bit, 0)
+    return True
+
+
+@njit(cache=True)
 def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
@@ -399,23 +424,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         return FINISHED
     if st[MODE] == START:
         st[MODE] = ADVANCE
-        for i in range(27):
-            f[i] = BAND
-        for b in range(3):
-            f[27 + b] = BAND
-        open0 = 81
-        dirty = 0
-        for k in range(81):
-            g = givens[k]
-            if g:
-                b = k // 27
-                bit = 1 << (k - 27 * b)
-                if f[3 * (g - 1) + b] & bit == 0:
-                    open0 = -1
-                    break
-                dirty = place(f, 0, t, g - 1, b, bit, dirty)
-        if open0 >= 0:
-            open0 = settle(f, 0, t, BAND, st)
+        open0 = settle(f, 0, t, BAND, st) if start(f, t, givens) else -1
         if open0 < 0:
             st[MODE] = DONE
             return FINISHED
