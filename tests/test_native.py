@@ -167,6 +167,26 @@ def test_the_timed_call_goes_straight_to_the_machine_code(backend: native.Native
     assert (result.count, result.exhaustive) == (28, True)
 
 
+def test_the_band_kernel_solves_9x9_as_the_general_kernel_does(backend: native.Native) -> None:
+    """9x9 searches run on the band kernel (`native_band`); on hard and 17-clue puzzles and a
+    grid with 28 solutions its counts at limit 2 and 100 equal the general kernel's, every
+    solution checked."""
+    puzzles = [r.puzzle for r in collection("top95", 95) + collection("17clue", 200)]
+    puzzles.append(Grid.parse(MULTIPLE))
+    for puzzle in puzzles:
+        assert native.Run(puzzle, 1).band and not native.Run(puzzle, 1, band=False).band
+        general = native.Run(puzzle, 100, band=False)
+        assert general.step(100, 1 << 40, True) == native.FINISHED
+        expected = int(general.st[general.kernel.COUNT])
+        for limit in (2, 100):
+            result = backend.solve(puzzle, limit=limit)
+            assert result.count == min(limit, expected)
+            assert result.exhaustive == (expected < limit)
+            assert all(is_solution(s, puzzle) for s in result.solutions)
+        assert set(result.solutions) == set(general.take())
+    assert not native.Run(FIRST_ROW_6X6, 1).band  # other shapes: the general kernel
+
+
 def test_native_reads_the_kernels_own_return_codes() -> None:
     from sudokubench.solvers import native_kernel as nk
 

@@ -1,10 +1,12 @@
 """`native`: a bitset solver and counter compiled by numba, for any box shape up to 35 digits.
 
-Algorithm (the kernel: `native_kernel.py`, `native_search.py`, `native_estimate.py`): int64
-candidate bitsets, naked and hidden singles, box-line reduction with the counting rule of a
-box-line segment (tdoku's triads) while more than `LAST_CELLS` cells are open, fewest-candidates
-branching (when solving, the cell whose units have the most open cells) on an explicit stack
-whose levels are blocks of one array; see those modules' docstrings.
+Algorithm: a 9x9 solve runs on the band kernel (`native_band.py`: per digit three 27-bit bands,
+triads and box-line interactions by table lookups, bivalue branching). Every other shape,
+`count_all` and `estimate` run on the general kernel (`native_kernel.py`, `native_search.py`,
+`native_estimate.py`): int64 candidate bitsets, naked and hidden singles, box-line reduction
+with the counting rule of a box-line segment (tdoku's triads) while more than `LAST_CELLS` cells
+are open, fewest-candidates branching (when solving, the cell whose units have the most open
+cells) on an explicit stack whose levels are blocks of one array; see those modules' docstrings.
 
 Timing (the rule of `sudokubench.backend`): `prepare` loads the kernel and puts the givens
 into its arrays; `run`, the timed region, is the kernel call (and more calls after a pause);
@@ -32,8 +34,9 @@ the first few as grids, and `estimate` runs Knuth's estimator for grids whose so
 many to enumerate.
 
 Limits: without numba the backend is not ready (`pip install 'sudokubench[native]'`).
-Roads not taken: tdoku's band-of-three SIMD layout and JCZSolve's per-digit band bitmaps are
-faster on 9x9 but fixed to it; one cell-major layout serves every shape.
+Roads not taken: tdoku's band-of-three SIMD layout (numba does not vectorise this kind of
+code on its own); the band kernel takes JCZSolve's and fsss2's per-digit bands instead, for 9x9
+only, and one cell-major layout serves every other shape.
 """
 
 from __future__ import annotations
@@ -156,10 +159,16 @@ class Run:
     from run to run: a process searches one puzzle at a time.
     """
 
-    def __init__(self, puzzle: Grid, rows: int) -> None:
+    def __init__(self, puzzle: Grid, rows: int, band: bool = True) -> None:
         self.puzzle = puzzle
-        nk, self._search, self._probes, np, self.tab, self.work, sols = _space(puzzle.shape)
+        nk, search, self._probes, np, self.tab, self.work, sols, solver = _space(puzzle.shape)
         self.kernel = nk
+        # 9x9 searches with the band kernel (`native_band`) unless `band` is off; the
+        # estimator's probes and every other shape use the general kernel.
+        self.band = band and solver is not None
+        self._search, self._table, self._work = (
+            solver if self.band else (search, self.tab.table, self.work)
+        )
         self.givens = np.frombuffer(bytes(puzzle.cells), dtype=np.uint8)
         self.st = np.zeros(nk.STATE_SIZE, dtype=np.int64)
         self.sols = sols[:rows] if rows <= len(sols) else np.zeros((rows, len(self.givens)), "u1")
@@ -170,7 +179,7 @@ class Run:
 
     def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
         """The arguments of `native_search.search` for this run."""
-        return (self.work, self.tab.table, self.givens, self.st, self.sols, limit, budget, drain)
+        return (self._work, self._table, self.givens, self.st, self.sols, limit, budget, drain)
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
@@ -212,6 +221,12 @@ def _space(shape: Shape) -> tuple[Any, ...]:
     tab = tables(shape)
     work = np.zeros(tab.work_size, dtype=np.int64)
     native_kernel.prime(tab.table, work)
+    solver = None
+    if shape.box_rows == shape.box_cols == 3:
+        from sudokubench.solvers import native_band
+
+        band_work = np.zeros(native_band.WORK_SIZE, dtype=np.int64)
+        solver = (native_band.search, native_band.band_tables(), band_work)
     return (
         native_kernel,
         search,
@@ -220,6 +235,7 @@ def _space(shape: Shape) -> tuple[Any, ...]:
         tab,
         work,
         np.zeros((ROWS, shape.cells), dtype=np.uint8),
+        solver,
     )
 
 
@@ -280,8 +296,8 @@ class Native(BaseBackend):
         conflicting givens itself as it places them (a few dozen nanoseconds, timed), while
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
-        search = _kernel_entry()  # which compiles or loads the kernel first (`warm`)
         run = Run(puzzle, min(limit, ROWS))
+        search = _kernel_entry(run.band)  # which compiles or loads the kernel first (`warm`)
         return run, limit, run.kernel_arguments(limit, BUDGET, True), search
 
     def run(self, prepared: Any, timeout: float | None) -> Any:
@@ -338,7 +354,7 @@ class Native(BaseBackend):
         warm()
         start = time.perf_counter()
         deadline = Deadline(timeout, start)
-        run = Run(puzzle, keep)
+        run = Run(puzzle, keep, band=False)  # the general kernel counts leaves by enumeration
         while True:  # conflicting givens end the search at once, with no solution
             code = run.step(sys.maxsize if limit is None else limit, BUDGET * 16, False)
             if code != PAUSED or deadline.expired():
@@ -383,16 +399,17 @@ class Native(BaseBackend):
 
 
 @cache
-def _kernel_entry() -> Any:
-    """`native_search.search`'s compiled machine code for the argument types `Run` passes
-    (after `warm`), called without numba's dispatch: the dispatcher works out the types of
-    the eight arguments and picks the compiled version on every call, about a fifth of the
-    timed call on an already-solved grid (0.3-0.45 us of 1.7-2.4, side by side, load 13).
-    The dispatcher itself where numba does not expose the entry."""
+def _kernel_entry(band: bool = False) -> Any:
+    """`native_search.search`'s (`band`: `native_band.search`'s) compiled machine code for the
+    argument types `Run` passes (after `warm`), called without numba's dispatch: the
+    dispatcher works out the types of the eight arguments and picks the compiled version on
+    every call, about a fifth of the timed call on an already-solved grid (0.3-0.45 us of
+    1.7-2.4, side by side, load 13). The dispatcher itself where numba does not expose the
+    entry."""
     import numba
 
     warm()
-    run = Run(Grid.empty(Shape(2, 2)), 1)
+    run = Run(Grid.empty(Shape(3, 3) if band else Shape(2, 2)), 1)
     arguments = run.kernel_arguments(1, BUDGET, True)
     try:
         return run._search.overloads[tuple(map(numba.typeof, arguments))].entry_point
@@ -417,8 +434,8 @@ def warm() -> float:
     run = Run(puzzle, 1)
     run.step(sys.maxsize, BUDGET, False)
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
-    for shape in (Shape(3, 3), Shape(4, 4)):
-        _space(shape)
+    Run(Grid.empty(Shape(3, 3)), 1).step(1, BUDGET, True)  # the 9x9 band kernel
+    _space(Shape(4, 4))
     return time.perf_counter() - start
 
 
@@ -428,8 +445,11 @@ def kernel_cached() -> bool | None:
     changed). A cache made from older sources counts as there: numba recompiles it quietly.
     """
     try:
-        from sudokubench.solvers import native_search
+        from sudokubench.solvers import native_band, native_search
 
-        return os.path.exists(native_search.search._cache._cache_file._index_path)
+        return all(
+            os.path.exists(f._cache._cache_file._index_path)
+            for f in (native_search.search, native_band.search)
+        )
     except (ImportError, AttributeError):  # (numba's cache files are not public API)
         return None

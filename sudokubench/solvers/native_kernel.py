@@ -35,10 +35,10 @@ Representation (the ideas of the fastest published solvers, rewritten for any bo
   at the price of a longer first compilation.
 
 numba's on-disk cache checks a function against a hash of its own source file only: after
-editing this module, delete the cached `native_search` and `native_estimate` entries (numba's
-`*.nbi` and `*.nbc` files in `__pycache__`) or set a fresh `NUMBA_CACHE_DIR`, or `search` and
-`probes` keep the old inlined code (checked with numba 0.68: an edit here leaves `search`
-loading from the cache in a second).
+editing this module, delete the cached `native_search`, `native_estimate` and `native_band`
+entries (numba's `*.nbi` and `*.nbc` files in `__pycache__`) or set a fresh `NUMBA_CACHE_DIR`,
+or `search` and `probes` keep the old inlined code (checked with numba 0.68: an edit here leaves
+`search` loading from the cache in a second).
 """
 
 from __future__ import annotations
