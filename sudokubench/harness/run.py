@@ -320,15 +320,15 @@ class _Rows:
         self.held: list[TaskRow] = []
         self.writer: TaskWriter | None = None
 
-    def add(self, row: TaskRow) -> None:
-        """Store one row (now or once the run's start is committed)."""
+    def add_many(self, rows: list[TaskRow]) -> None:
+        """Store rows (now or once the run's start is committed)."""
         writer = self.writer
         if writer is None:
             writer = self._open()
             if writer is None:
-                self.held.append(row)
+                self.held.extend(rows)
                 return
-        writer.add(row)
+        writer.add_many(rows)
 
     def _open(self) -> TaskWriter | None:
         """The writer, once the run is stored; raises what stopped a start that failed."""
@@ -343,8 +343,7 @@ class _Rows:
             self.begin(run_id, puzzles)
         assert run_id is not None
         writer = self.writer = self.store.writer(run_id)
-        for row in self.held:
-            writer.add(row)
+        writer.add_many(self.held)
         self.held.clear()
         return writer
 
@@ -393,17 +392,22 @@ def _execute(
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
     own = {name: trusted(name) for name in tracker.args.backends}
-    for outcome in executor.run(todo):
-        grid = None
-        if not own.get(outcome.task.backend, False):
-            # plain, bounded, finite values (the worker made them so, unless the plug-in
-            # reached that code too), and the check made here
-            outcome = sanitize(outcome)._replace(checked=False)
-        if not outcome.checked:
-            grid = tracker.grid(outcome.task)
-        row = to_row(outcome, grid)
-        rows.add(row)
-        tracker.add(row)
-        if progress and rows.writer is not None:  # (the run is stored, `on_start` was called)
-            progress(tracker.progress)
+    # Outcomes a list at a time where the executor gives them so (`LocalPool.run_batches`):
+    # the rows of a list are stored and tallied in one step each.
+    batches = getattr(executor, "run_batches", None)
+    stream = batches(todo) if batches is not None else ([o] for o in executor.run(todo))
+    for outcomes in stream:
+        made = []
+        for outcome in outcomes:
+            grid = None
+            if not own.get(outcome.task.backend, False):
+                # plain, bounded, finite values (the worker made them so, unless the plug-in
+                # reached that code too), and the check made here
+                outcome = sanitize(outcome)._replace(checked=False)
+            if not outcome.checked:
+                grid = tracker.grid(outcome.task)
+            made.append(to_row(outcome, grid))
+        rows.add_many(made)
+        # (the progress callback once the run is stored, `on_start` called)
+        tracker.add_many(made, progress if rows.writer is not None else None)
     # (an abandoned generator stops the pool's workers in flight as soon as it is closed)

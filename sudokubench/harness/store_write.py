@@ -185,6 +185,15 @@ class TaskWriter:
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
             self.flush()
 
+    def add_many(self, rows: Iterable[TaskRow]) -> None:
+        """Queue rows; commits when the batch is full or old enough."""
+        run_id = self.run_id
+        values = [task_to_sql(run_id, row) for row in rows]
+        with self.lock:
+            self.pending.extend(values)
+        if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
+            self.flush()
+
     def flush(self) -> None:
         """Commit every queued row; StoreError when the database refuses them (they stay
         queued, nothing of them is stored)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sudokubench.backend import Status
@@ -233,6 +233,47 @@ class Tracker:
         if entry.waiting == 0:
             del self.open[i]
             self._close(i, entry.puzzle, entry.rows)
+
+    def add_many(
+        self, rows: Iterable[TaskRow], progress: Callable[[Progress], None] | None = None
+    ) -> None:
+        """`add` each row, in order, and call `progress` after each (when given). A puzzle's
+        only task whose answer is sound and has no file's answer to meet (the usual puzzle of
+        a one-backend run) is tallied on a short path: `cross_check` would find it agreed,
+        with no problem, and the verdict is not made."""
+        counts = self.progress
+        statuses = counts.statuses
+        per_puzzle = self.per_puzzle
+        entries = self.open
+        tally = self.tally
+        for row in rows:
+            counts.done += 1
+            statuses[row.status] += 1
+            if not row.valid:
+                counts.wrong += 1
+            i = row.task_id // per_puzzle
+            entry = entries[i]
+            if entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
+                del entries[i]
+                puzzle = entry.puzzle
+                if (
+                    row.problem is None
+                    and row.valid
+                    and row.sample >= 0
+                    and puzzle.expected_count is None
+                    and puzzle.expected_solution is None
+                ):
+                    tally.add_agreed(i, row)
+                else:
+                    self._close(i, puzzle, [row])
+            else:
+                entry.rows.append(row)
+                entry.waiting -= 1
+                if entry.waiting == 0:
+                    del entries[i]
+                    self._close(i, entry.puzzle, entry.rows)
+            if progress is not None:
+                progress(counts)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)

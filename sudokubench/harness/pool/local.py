@@ -311,6 +311,13 @@ class LocalPool:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task in completion order; see the module docstring."""
+        for outcomes in self.run_batches(tasks):
+            yield from outcomes
+
+    def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
+        """`run`'s outcomes as lists, those found at one look at a worker's pipe together
+        (what the caller stores and tallies a list at a time: one step per list, not per
+        outcome)."""
         queues: dict[str | None, deque[Task]] = {}
         lanes: dict[str, str | None] = {}
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
@@ -346,15 +353,15 @@ class LocalPool:
                     more = take()
                 for worker in list(self._workers):
                     yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
-                if self.memory_limit is not None:
-                    yield from self._cap_memory(queues)
+                if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
+                    yield capped
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
                         queue = queues.setdefault(worker.lane, deque())
                         yield from self._receive(worker, queue)  # a last answer in time?
                         if worker.tasks and now >= worker.due(self.grace):
-                            yield self._overrun(worker, queue, now)
+                            yield [self._overrun(worker, queue, now)]
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
@@ -364,11 +371,13 @@ class LocalPool:
                 worker.kill()
                 self._workers.remove(worker)
 
-    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[Outcome]:
-        """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
+    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[list[Outcome]]:
+        """Yield the outcomes waiting in the worker's pipe, as one list (on EOF the worker
+        died: then also its task's ERROR)."""
         if not worker.tasks:
             return
         done = 0  # outcomes in this look, which tells the worker's pace
+        found: list[Outcome] = []
         try:
             for message in worker.messages():
                 now = time.perf_counter()
@@ -384,19 +393,25 @@ class LocalPool:
                         raise ProtocolError("an outcome when no task was in flight")
                     outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
                     tasks.popleft()
-                    yield self._within_memory(worker, outcome) if capped else outcome
+                    found.append(self._within_memory(worker, outcome) if capped else outcome)
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
-                yield self._died(worker, queue)
+                found.append(self._died(worker, queue))
+            if found:
+                yield found
             return
         except ProtocolError as exc:
             if worker.tasks:
-                yield self._died(worker, queue, str(exc))
+                found.append(self._died(worker, queue, str(exc)))
             else:  # a stray message after its last task: nothing to blame, a fresh one next
                 self._drop(worker)
+            if found:
+                yield found
             return
+        if found:
+            yield found
         if done:
             worker.heard(time.perf_counter(), done)
 

@@ -165,6 +165,23 @@ class Tally:
         if verdict is not None:
             self._verdict(i, puzzle, verdict)
 
+    def add_agreed(self, i: int, t: TaskRow) -> None:
+        """`add` of the i-th puzzle's one measured row, sound, with the verdict `cross_check`
+        gives such a row when the input has no answer for the puzzle: agreed, no problem
+        (the usual puzzle of a one-backend run, on a short path)."""
+        self._row(t)
+        column = self.columns.get(t.backend) or self._column(t.backend)
+        status = t.status
+        if status in FINISHED:
+            if t.wall_s > t.timeout:  # (`limited_status`)
+                status = Status.TIMEOUT
+            else:
+                column.time[i] = t.wall_s
+        column.status[i] = CODE[status]
+        if (effort := effort_of(t.stats)) is not None:
+            column.put_effort(i, effort)
+        self.checked += 1
+
     def _column(self, backend: str) -> Column:
         column = self.columns.get(backend)
         if column is None:
