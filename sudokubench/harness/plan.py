@@ -53,6 +53,7 @@ __all__ = [
     "resolve_backends",
     "skipped_backends",
     "stored_shapes",
+    "task_combos",
     "tasks_per_puzzle",
 ]
 
@@ -301,6 +302,12 @@ def puzzle_tasks(
         Task(first + k, puzzle_id, puzzle, box, backend, limit, timeout, sample)
         for k, backend, sample in combos
     ]
+
+
+def task_combos(args: CompareArgs) -> tuple[tuple[int, str, int], ...]:
+    """(k, backend, sample) of each task of every puzzle of the run, k its place among them
+    (`puzzle_tasks` numbers puzzle i's task k as i x `tasks_per_puzzle` + k)."""
+    return _combos(tuple(args.backends), args.warmup, args.repeat)
 
 
 @functools.lru_cache(maxsize=16)

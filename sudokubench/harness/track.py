@@ -20,6 +20,7 @@ from sudokubench.harness.plan import (
     backend_shapes,
     puzzle_tasks,
     skipped_backends,
+    task_combos,
     tasks_per_puzzle,
 )
 from sudokubench.harness.pool import HOST, Outcome, Task
@@ -32,6 +33,10 @@ from sudokubench.harness.store import Store
 from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
 
 __all__ = ["Progress", "Tracker", "to_row"]
+
+#: `tuple.__new__`: a `Task` made from its fields' tuple without the named tuple's `__new__`
+#: (a Python function, a microsecond a task).
+_new_tuple = tuple.__new__
 
 
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
@@ -138,6 +143,8 @@ class Tracker:
         self.args = args
         self.per_puzzle = tasks_per_puzzle(args)
         self.shapes = backend_shapes(args.backends)
+        #: (k, backend, sample) of each task of a puzzle, k its place among them.
+        self.combos = task_combos(args)
         self.tally = tally
         self.progress = progress
         self.open: dict[int, _Open] = {}
@@ -195,6 +202,22 @@ class Tracker:
             i += 1
 
     def _plan(self, i: int, puzzle: PuzzleRow) -> list[Task]:
+        """The puzzle's tasks not stored yet, the puzzle open for their rows."""
+        if self.shapes or self.partial:  # (backends that skip shapes, rows stored before)
+            return self._plan_any(i, puzzle)
+        # The usual puzzle: every backend takes it, none of its rows is stored yet.
+        if not self.resumed:
+            self.tally.register(i, puzzle)
+        first = i * self.per_puzzle
+        puzzle_id, text, box = puzzle[0], puzzle[3], puzzle[4]
+        limit, timeout = self.args.limit, self.args.timeout
+        self.open[i] = _Open(puzzle, [], self.per_puzzle)
+        return [
+            _new_tuple(Task, (first + k, puzzle_id, text, box, backend, limit, timeout, sample))
+            for k, backend, sample in self.combos
+        ]
+
+    def _plan_any(self, i: int, puzzle: PuzzleRow) -> list[Task]:
         if not self.resumed:
             self.tally.register(i, puzzle, skipped_backends(puzzle, self.shapes))
         tasks = puzzle_tasks(self.args, i, puzzle, self.shapes)

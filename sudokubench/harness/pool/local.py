@@ -294,11 +294,15 @@ class LocalPool:
             queue = queues.get(worker.lane)
             if not queue or worker.draining or len(worker.tasks) >= size:
                 continue
-            batch = [queue.popleft()]
-            room = BATCH_BYTES - len(batch[0].puzzle)
-            while queue and len(batch) < size and room > len(queue[0].puzzle) + TASK_BYTES:
-                room -= len(queue[0].puzzle) + TASK_BYTES
-                batch.append(queue.popleft())
+            # The tasks that fit: counted first, then taken at once.
+            room = BATCH_BYTES - len(queue[0].puzzle)
+            n = 1
+            for task in itertools.islice(queue, 1, size):
+                room -= len(task.puzzle) + TASK_BYTES
+                if room <= 0:
+                    break
+                n += 1
+            batch = [queue.popleft() for _ in range(n)]
             try:
                 worker.send(batch, self.grace)
             except OSError:  # the worker is dead: take the batch back
@@ -330,14 +334,17 @@ class LocalPool:
             if wanted <= 0:
                 return True
             taken = 0
+            backend, queue = None, None  # the last task's, which the next one usually shares
             for task in itertools.islice(source, wanted):
                 taken += 1
-                lane = lanes.get(task.backend, "")
-                if lane == "":
-                    lane = lanes[task.backend] = None if trusted(task.backend) else task.backend
-                queue = queues.get(lane)
-                if queue is None:
-                    queue = queues[lane] = deque()
+                if task[4] != backend or queue is None:
+                    backend = task[4]
+                    lane = lanes.get(backend, "")
+                    if lane == "":
+                        lane = lanes[backend] = None if trusted(backend) else backend
+                    queue = queues.get(lane)
+                    if queue is None:
+                        queue = queues[lane] = deque()
                 queue.append(task)
             return taken == wanted
 

@@ -168,17 +168,38 @@ class Tally:
     def add_agreed(self, i: int, t: TaskRow) -> None:
         """`add` of the i-th puzzle's one measured row, sound, with the verdict `cross_check`
         gives such a row when the input has no answer for the puzzle: agreed, no problem
-        (the usual puzzle of a one-backend run, on a short path)."""
-        self._row(t)
-        column = self.columns.get(t.backend) or self._column(t.backend)
+        (the usual puzzle of a one-backend run, on a short path: `_row` and `_singles` in
+        one, for an answer that finished)."""
         status = t.status
-        if status in FINISHED:
-            if t.wall_s > t.timeout:  # (`limited_status`)
-                status = Status.TIMEOUT
-            else:
-                column.time[i] = t.wall_s
-        column.status[i] = CODE[status]
-        if (effort := effort_of(t.stats)) is not None:
+        if status not in FINISHED:
+            self._row(t)
+            self._singles(i, (t,))
+            self.checked += 1
+            return
+        self.stored += 1
+        task_id, backend, wall_s, stats = t.task_id, t.backend, t.wall_s, t.stats
+        host, peak = t.host, t.peak_memory_bytes
+        if host:
+            seen = self.hosts.get(backend)
+            if seen is None or task_id < seen[0] or host not in seen[1]:
+                self._host(backend, task_id, host)
+        if peak is not None and peak > self.peak_memory.get(backend, -1):
+            self.peak_memory[backend] = peak
+        cpu = stats.get(CPU_KEY)
+        if cpu is not None:
+            self.cpu_s += float(cpu)
+            self.cpu_wall_s += wall_s
+        wait = stats.get(WAIT_KEY)
+        if wait is not None:
+            self.wait_s += float(wait)
+            self.wait_wall_s += wall_s
+        column = self.columns.get(backend) or self._column(backend)
+        if wall_s > t.timeout:  # (`limited_status`)
+            column.status[i] = CODE[Status.TIMEOUT]
+        else:
+            column.status[i] = CODE[status]
+            column.time[i] = wall_s
+        if (effort := effort_of(stats)) is not None:
             column.put_effort(i, effort)
         self.checked += 1
 
@@ -224,13 +245,7 @@ class Tally:
         elif t.status == Status.TIMEOUT:
             self.timeouts[t.backend] += 1
         if t.sample >= 0 and t.host:
-            seen = self.hosts.get(t.backend)
-            if seen is None:
-                self.hosts[t.backend] = (t.task_id, {t.host})
-            else:  # (the same host on almost every row: nothing new is made for it)
-                seen[1].add(t.host)
-                if t.task_id < seen[0]:
-                    self.hosts[t.backend] = (t.task_id, seen[1])
+            self._host(t.backend, t.task_id, t.host)
         peak = t.peak_memory_bytes
         if peak is not None and peak > self.peak_memory.get(t.backend, -1):
             self.peak_memory[t.backend] = peak
@@ -242,6 +257,16 @@ class Tally:
         if wait is not None:
             self.wait_s += float(wait)
             self.wait_wall_s += t.wall_s
+
+    def _host(self, backend: str, task_id: int, host: str) -> None:
+        """Note the host of a measured sample of `backend`."""
+        seen = self.hosts.get(backend)
+        if seen is None:
+            self.hosts[backend] = (task_id, {host})
+        else:  # (the same host on almost every row: nothing new is made for it)
+            seen[1].add(host)
+            if task_id < seen[0]:
+                self.hosts[backend] = (task_id, seen[1])
 
     def _verdict(self, i: int, puzzle: PuzzleRow, verdict: PuzzleVerdict) -> None:
         self.checked += 1
