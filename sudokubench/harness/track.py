@@ -83,6 +83,19 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
     )
 
 
+def _agreed_alone(puzzle: PuzzleRow, row: TaskRow) -> bool:
+    """Whether `row`, the puzzle's only task, is a measured answer that `cross_check`
+    finds agreed with no problem on its quick path (sound, and no answer of the input's
+    to meet): then `Tally.add_agreed` takes it without the verdict made."""
+    return (
+        row.problem is None
+        and row.valid
+        and row.sample >= 0
+        and puzzle.expected_count is None
+        and puzzle.expected_solution is None
+    )
+
+
 @dataclass
 class Progress:
     """Live counts of a run, passed to the progress callback after every outcome."""
@@ -278,17 +291,10 @@ class Tracker:
             entry = entries[i]
             if entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
                 del entries[i]
-                puzzle = entry.puzzle
-                if (
-                    row.problem is None
-                    and row.valid
-                    and row.sample >= 0
-                    and puzzle.expected_count is None
-                    and puzzle.expected_solution is None
-                ):
+                if _agreed_alone(entry.puzzle, row):
                     tally.add_agreed(i, row)
                 else:
-                    self._close(i, puzzle, [row])
+                    self._close(i, entry.puzzle, [row])
             else:
                 entry.rows.append(row)
                 entry.waiting -= 1

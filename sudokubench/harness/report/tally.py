@@ -166,41 +166,11 @@ class Tally:
             self._verdict(i, puzzle, verdict)
 
     def add_agreed(self, i: int, t: TaskRow) -> None:
-        """`add` of the i-th puzzle's one measured row, sound, with the verdict `cross_check`
-        gives such a row when the input has no answer for the puzzle: agreed, no problem
-        (the usual puzzle of a one-backend run, on a short path: `_row` and `_singles` in
-        one, for an answer that finished)."""
-        status = t.status
-        if status not in FINISHED:
-            self._row(t)
-            self._singles(i, (t,))
-            self.checked += 1
-            return
-        self.stored += 1
-        task_id, backend, wall_s, stats = t.task_id, t.backend, t.wall_s, t.stats
-        host, peak = t.host, t.peak_memory_bytes
-        if host:
-            seen = self.hosts.get(backend)
-            if seen is None or task_id < seen[0] or host not in seen[1]:
-                self._host(backend, task_id, host)
-        if peak is not None and peak > self.peak_memory.get(backend, -1):
-            self.peak_memory[backend] = peak
-        cpu = stats.get(CPU_KEY)
-        if cpu is not None:
-            self.cpu_s += float(cpu)
-            self.cpu_wall_s += wall_s
-        wait = stats.get(WAIT_KEY)
-        if wait is not None:
-            self.wait_s += float(wait)
-            self.wait_wall_s += wall_s
-        column = self.columns.get(backend) or self._column(backend)
-        if wall_s > t.timeout:  # (`limited_status`)
-            column.status[i] = CODE[Status.TIMEOUT]
-        else:
-            column.status[i] = CODE[status]
-            column.time[i] = wall_s
-        if (effort := effort_of(stats)) is not None:
-            column.put_effort(i, effort)
+        """`add` of the i-th puzzle's one measured row with the verdict `cross_check` gives a
+        sound row when the input has no answer for the puzzle (agreed, no problem), without
+        that verdict made: the usual puzzle of a one-backend run."""
+        self._row(t)
+        self._singles(i, (t,))
         self.checked += 1
 
     def _column(self, backend: str) -> Column:
@@ -244,8 +214,10 @@ class Tally:
                 self.unlisted[t.backend] += 1
         elif t.status == Status.TIMEOUT:
             self.timeouts[t.backend] += 1
-        if t.sample >= 0 and t.host:
-            self._host(t.backend, t.task_id, t.host)
+        if t.sample >= 0 and (host := t.host):
+            seen = self.hosts.get(t.backend)  # (the same host on almost every row: kept)
+            if seen is None or host not in seen[1] or t.task_id < seen[0]:
+                self._host(t.backend, t.task_id, host)
         peak = t.peak_memory_bytes
         if peak is not None and peak > self.peak_memory.get(t.backend, -1):
             self.peak_memory[t.backend] = peak
