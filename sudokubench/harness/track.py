@@ -58,28 +58,33 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         verdict, problem = str(voice.verdict), voice.problem
         solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
     stats = outcome.stats
-    return TaskRow(  # (by position, in `TaskRow`'s order: keywords cost a microsecond a row)
-        task.task_id,
-        task.puzzle_id,
-        task.puzzle,
-        task.backend,
-        task.limit,
-        task.timeout,
-        task.sample,
-        status,
-        outcome.count,
-        outcome.exhaustive,
-        solutions,
-        outcome.encode_s,
-        outcome.solve_s,
-        outcome.wall_s,
-        stats if type(stats) is dict else dict(stats),  # (the outcome's own: it is dropped)
-        message,
-        verdict,
-        problem is None,
-        problem,
-        outcome.host or HOST,
-        outcome.peak_memory_bytes,
+    # (by position, in `TaskRow`'s order, as `tuple.__new__` makes it: the named tuple's own
+    # `__new__` is a Python function, a microsecond a row)
+    return _new_tuple(
+        TaskRow,
+        (
+            task.task_id,
+            task.puzzle_id,
+            task.puzzle,
+            task.backend,
+            task.limit,
+            task.timeout,
+            task.sample,
+            status,
+            outcome.count,
+            outcome.exhaustive,
+            solutions,
+            outcome.encode_s,
+            outcome.solve_s,
+            outcome.wall_s,
+            stats if type(stats) is dict else dict(stats),  # (the outcome's own: it is dropped)
+            message,
+            verdict,
+            problem is None,
+            problem,
+            outcome.host or HOST,
+            outcome.peak_memory_bytes,
+        ),
     )
 
 
