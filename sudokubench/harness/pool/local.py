@@ -18,7 +18,9 @@ How `LocalPool` works:
   time; at the start only two batches a worker, sent at once, and the window fills while
   they run. Outcomes come back as soon as they finish, those finishing within `HOLD`
   (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
-  so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25 ms
+  so the caller can store each as it finishes (`run_batches` hands back those found at one
+  look at a worker's pipe as one list, which `compare` stores and tallies in one step each;
+  `run` one at a time). The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
