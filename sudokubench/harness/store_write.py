@@ -42,8 +42,8 @@ VALUES_PER_INSERT = 999
 
 TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
 #: Where `task_to_sql` puts the fields stored in another form (after the run id).
-_STATUS, _SOLUTIONS, _STATS = (
-    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats")
+_STATUS, _SOLUTIONS, _STATS, _EXHAUSTIVE, _VALID = (
+    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats", "exhaustive", "valid")
 )
 
 
@@ -83,11 +83,18 @@ def stats_json(stats: Mapping[str, Any]) -> str:
 
 def task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
-    the solutions and stats as JSON text."""
+    the solutions and stats as JSON text, the two flags as the integers SQLite stores.
+
+    (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
+    any other value, a bool included: a failed attribute lookup on a type, whose error text
+    is formatted and dropped, ~2,400 instructions a value. A None costs the same: the
+    problem of a sound answer is one.)"""
     values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
     values[_STATUS] = str(row.status)
     values[_SOLUTIONS] = _solutions_json(row)
     values[_STATS] = stats_json(row.stats)
+    values[_EXHAUSTIVE] = 1 if row.exhaustive else 0
+    values[_VALID] = 1 if row.valid else 0
     return tuple(values)
 
 
