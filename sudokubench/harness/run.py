@@ -109,17 +109,24 @@ def compare(
 
 @contextlib.contextmanager
 def _rare_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector 100 times less often for a while.
+    """Run the cyclic garbage collector 1,000 times less often for a while.
 
     A run allocates several container objects per task (its outcome, row, stats and
     solutions), and CPython's collector would walk the young ones again and again: when a run
     kept every row, 10-15 us of the parent's time per puzzle on the whole of 17clue (49,158
     puzzles), as much as checking and storing the answer. Cycles are still collected, only
     later; the thresholds come back when the run ends.
+
+    The collector counts the containers made less those freed, and a run's objects are freed
+    as they are done with, nearly none in a cycle (a few hundred in a run of 20,000 tasks):
+    what makes the count grow is the run's start, its first puzzles read and queued at once
+    (`startup.PREFIX`) with the executor's window. At 100 times less often, that start alone
+    cost two collections of ~70,000 live objects, 50 ms of the parent's CPU (2.5 us a task on
+    20,000 puzzles of 17clue, `compare -b native --jobs 2`); at 1,000 times, none.
     """
     old = gc.get_threshold()
     if old[0]:  # 0 means no automatic collection at all: leave it so
-        gc.set_threshold(max(old[0], 100 * 700), *old[1:])
+        gc.set_threshold(max(old[0], 1000 * 700), *old[1:])
     try:
         yield
     finally:
