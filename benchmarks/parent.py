@@ -19,6 +19,7 @@ it, which w is never below.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import tempfile
 import time
@@ -32,6 +33,9 @@ from sudokubench.formats import parse_grid
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import Outcome, Task, run_task, worker_info
 from sudokubench.solvers import get_backend
+
+#: Outcomes a replayed message holds (a worker's message holds about 30 on 17clue, `HOLD`).
+BATCH = 32
 
 
 class Replay:
@@ -48,6 +52,12 @@ class Replay:
         """Each task's outcome, the stored one made the task's."""
         for task in tasks:
             yield self.answers[task.puzzle]._replace(task=task)
+
+    def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
+        """`run`'s outcomes in lists of `BATCH`, as a worker's messages bring them."""
+        outcomes = self.run(tasks)
+        while batch := list(itertools.islice(outcomes, BATCH)):
+            yield batch
 
     def close(self) -> None:
         """Nothing to release."""

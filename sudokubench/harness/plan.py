@@ -53,8 +53,12 @@ __all__ = [
     "resolve_backends",
     "skipped_backends",
     "stored_shapes",
+    "task_combos",
     "tasks_per_puzzle",
 ]
+
+#: `tuple.__new__`: a named tuple made from its fields' tuple, all of them given.
+_new_tuple = tuple.__new__
 
 #: The built-in collection `compare` runs when no file is given.
 SHOWCASE = "showcase"
@@ -213,8 +217,9 @@ def _read_puzzles(
         name = source.label.replace("\\", "/").rpartition("/")[2]
         stem = name.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
         shared = labels[source.label] > 1
+        written = source.kind == "puzzle"  # (only a puzzle written out takes another id)
         for record in source.records(shape):
-            puzzle_id = _puzzle_id(source, record.id, number, written_out)
+            puzzle_id = _puzzle_id(source, record.id, number, written_out) if written else record.id
             if shared:
                 if puzzle_id in seen:
                     raise ArgumentError(
@@ -223,14 +228,17 @@ def _read_puzzles(
                     )
                 seen.add(puzzle_id)
             solution = record.expected_solution
-            yield PuzzleRow(
-                puzzle_id,
-                position,
-                record.collection or stem,
-                str(record.puzzle),
-                box,
-                record.expected_count,
-                None if solution is None else str(solution),
+            yield _new_tuple(  # (a PuzzleRow without its Python `__new__`: one a puzzle)
+                PuzzleRow,
+                (
+                    puzzle_id,
+                    position,
+                    record.collection or stem,
+                    str(record.puzzle),
+                    box,
+                    record.expected_count,
+                    None if solution is None else str(solution),
+                ),
             )
             position += 1
 
@@ -301,6 +309,12 @@ def puzzle_tasks(
         Task(first + k, puzzle_id, puzzle, box, backend, limit, timeout, sample)
         for k, backend, sample in combos
     ]
+
+
+def task_combos(args: CompareArgs) -> tuple[tuple[int, str, int], ...]:
+    """(k, backend, sample) of each task of every puzzle of the run, k its place among them
+    (`puzzle_tasks` numbers puzzle i's task k as i x `tasks_per_puzzle` + k)."""
+    return _combos(tuple(args.backends), args.warmup, args.repeat)
 
 
 @functools.lru_cache(maxsize=16)

@@ -109,17 +109,24 @@ def compare(
 
 @contextlib.contextmanager
 def _rare_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector 100 times less often for a while.
+    """Run the cyclic garbage collector 1,000 times less often for a while.
 
     A run allocates several container objects per task (its outcome, row, stats and
     solutions), and CPython's collector would walk the young ones again and again: when a run
     kept every row, 10-15 us of the parent's time per puzzle on the whole of 17clue (49,158
     puzzles), as much as checking and storing the answer. Cycles are still collected, only
     later; the thresholds come back when the run ends.
+
+    The collector counts the containers made less those freed, and a run's objects are freed
+    as they are done with, nearly none in a cycle (a few hundred in a run of 20,000 tasks):
+    what makes the count grow is the run's start, its first puzzles read and queued at once
+    (`startup.PREFIX`) with the executor's window. At 100 times less often, that start alone
+    cost two collections of ~70,000 live objects, 50 ms of the parent's CPU (2.5 us a task on
+    20,000 puzzles of 17clue, `compare -b native --jobs 2`); at 1,000 times, none.
     """
     old = gc.get_threshold()
     if old[0]:  # 0 means no automatic collection at all: leave it so
-        gc.set_threshold(max(old[0], 100 * 700), *old[1:])
+        gc.set_threshold(max(old[0], 1000 * 700), *old[1:])
     try:
         yield
     finally:
@@ -320,15 +327,15 @@ class _Rows:
         self.held: list[TaskRow] = []
         self.writer: TaskWriter | None = None
 
-    def add(self, row: TaskRow) -> None:
-        """Store one row (now or once the run's start is committed)."""
+    def add_many(self, rows: list[TaskRow]) -> None:
+        """Store rows (now or once the run's start is committed)."""
         writer = self.writer
         if writer is None:
             writer = self._open()
             if writer is None:
-                self.held.append(row)
+                self.held.extend(rows)
                 return
-        writer.add(row)
+        writer.add_many(rows)
 
     def _open(self) -> TaskWriter | None:
         """The writer, once the run is stored; raises what stopped a start that failed."""
@@ -343,8 +350,7 @@ class _Rows:
             self.begin(run_id, puzzles)
         assert run_id is not None
         writer = self.writer = self.store.writer(run_id)
-        for row in self.held:
-            writer.add(row)
+        writer.add_many(self.held)
         self.held.clear()
         return writer
 
@@ -393,17 +399,22 @@ def _execute(
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
     own = {name: trusted(name) for name in tracker.args.backends}
-    for outcome in executor.run(todo):
-        grid = None
-        if not own.get(outcome.task.backend, False):
-            # plain, bounded, finite values (the worker made them so, unless the plug-in
-            # reached that code too), and the check made here
-            outcome = sanitize(outcome)._replace(checked=False)
-        if not outcome.checked:
-            grid = tracker.grid(outcome.task)
-        row = to_row(outcome, grid)
-        rows.add(row)
-        tracker.add(row)
-        if progress and rows.writer is not None:  # (the run is stored, `on_start` was called)
-            progress(tracker.progress)
+    # Outcomes a list at a time where the executor gives them so (`LocalPool.run_batches`):
+    # the rows of a list are stored and tallied in one step each.
+    batches = getattr(executor, "run_batches", None)
+    stream = batches(todo) if batches is not None else ([o] for o in executor.run(todo))
+    for outcomes in stream:
+        made = []
+        for outcome in outcomes:
+            grid = None
+            if not own.get(outcome.task.backend, False):
+                # plain, bounded, finite values (the worker made them so, unless the plug-in
+                # reached that code too), and the check made here
+                outcome = sanitize(outcome)._replace(checked=False)
+            if not outcome.checked:
+                grid = tracker.grid(outcome.task)
+            made.append(to_row(outcome, grid))
+        rows.add_many(made)
+        # (the progress callback once the run is stored, `on_start` called)
+        tracker.add_many(made, progress if rows.writer is not None else None)
     # (an abandoned generator stops the pool's workers in flight as soon as it is closed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sudokubench.backend import Status
@@ -20,6 +20,7 @@ from sudokubench.harness.plan import (
     backend_shapes,
     puzzle_tasks,
     skipped_backends,
+    task_combos,
     tasks_per_puzzle,
 )
 from sudokubench.harness.pool import HOST, Outcome, Task
@@ -32,6 +33,10 @@ from sudokubench.harness.store import Store
 from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
 
 __all__ = ["Progress", "Tracker", "to_row"]
+
+#: `tuple.__new__`: a `Task` made from its fields' tuple without the named tuple's `__new__`
+#: (a Python function, a microsecond a task).
+_new_tuple = tuple.__new__
 
 
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
@@ -53,28 +58,46 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         verdict, problem = str(voice.verdict), voice.problem
         solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
     stats = outcome.stats
-    return TaskRow(  # (by position, in `TaskRow`'s order: keywords cost a microsecond a row)
-        task.task_id,
-        task.puzzle_id,
-        task.puzzle,
-        task.backend,
-        task.limit,
-        task.timeout,
-        task.sample,
-        status,
-        outcome.count,
-        outcome.exhaustive,
-        solutions,
-        outcome.encode_s,
-        outcome.solve_s,
-        outcome.wall_s,
-        stats if type(stats) is dict else dict(stats),  # (the outcome's own: it is dropped)
-        message,
-        verdict,
-        problem is None,
-        problem,
-        outcome.host or HOST,
-        outcome.peak_memory_bytes,
+    # (by position, in `TaskRow`'s order, as `tuple.__new__` makes it: the named tuple's own
+    # `__new__` is a Python function, a microsecond a row)
+    return _new_tuple(
+        TaskRow,
+        (
+            task.task_id,
+            task.puzzle_id,
+            task.puzzle,
+            task.backend,
+            task.limit,
+            task.timeout,
+            task.sample,
+            status,
+            outcome.count,
+            outcome.exhaustive,
+            solutions,
+            outcome.encode_s,
+            outcome.solve_s,
+            outcome.wall_s,
+            stats if type(stats) is dict else dict(stats),  # (the outcome's own: it is dropped)
+            message,
+            verdict,
+            problem is None,
+            problem,
+            outcome.host or HOST,
+            outcome.peak_memory_bytes,
+        ),
+    )
+
+
+def _agreed_alone(puzzle: PuzzleRow, row: TaskRow) -> bool:
+    """Whether `row`, the puzzle's only task, is a measured answer that `cross_check`
+    finds agreed with no problem on its quick path (sound, and no answer of the input's
+    to meet): then `Tally.add_agreed` takes it without the verdict made."""
+    return (
+        row.problem is None
+        and row.valid
+        and row.sample >= 0
+        and puzzle.expected_count is None
+        and puzzle.expected_solution is None
     )
 
 
@@ -138,6 +161,8 @@ class Tracker:
         self.args = args
         self.per_puzzle = tasks_per_puzzle(args)
         self.shapes = backend_shapes(args.backends)
+        #: (k, backend, sample) of each task of a puzzle, k its place among them.
+        self.combos = task_combos(args)
         self.tally = tally
         self.progress = progress
         self.open: dict[int, _Open] = {}
@@ -195,6 +220,22 @@ class Tracker:
             i += 1
 
     def _plan(self, i: int, puzzle: PuzzleRow) -> list[Task]:
+        """The puzzle's tasks not stored yet, the puzzle open for their rows."""
+        if self.shapes or self.partial:  # (backends that skip shapes, rows stored before)
+            return self._plan_any(i, puzzle)
+        # The usual puzzle: every backend takes it, none of its rows is stored yet.
+        if not self.resumed:
+            self.tally.register(i, puzzle)
+        first = i * self.per_puzzle
+        puzzle_id, text, box = puzzle[0], puzzle[3], puzzle[4]
+        limit, timeout = self.args.limit, self.args.timeout
+        self.open[i] = _Open(puzzle, [], self.per_puzzle)
+        return [
+            _new_tuple(Task, (first + k, puzzle_id, text, box, backend, limit, timeout, sample))
+            for k, backend, sample in self.combos
+        ]
+
+    def _plan_any(self, i: int, puzzle: PuzzleRow) -> list[Task]:
         if not self.resumed:
             self.tally.register(i, puzzle, skipped_backends(puzzle, self.shapes))
         tasks = puzzle_tasks(self.args, i, puzzle, self.shapes)
@@ -233,6 +274,40 @@ class Tracker:
         if entry.waiting == 0:
             del self.open[i]
             self._close(i, entry.puzzle, entry.rows)
+
+    def add_many(
+        self, rows: Iterable[TaskRow], progress: Callable[[Progress], None] | None = None
+    ) -> None:
+        """`add` each row, in order, and call `progress` after each (when given). A puzzle's
+        only task whose answer is sound and has no file's answer to meet (the usual puzzle of
+        a one-backend run) is tallied on a short path: `cross_check` would find it agreed,
+        with no problem, and the verdict is not made."""
+        counts = self.progress
+        statuses = counts.statuses
+        per_puzzle = self.per_puzzle
+        entries = self.open
+        tally = self.tally
+        for row in rows:
+            counts.done += 1
+            statuses[row.status] += 1
+            if not row.valid:
+                counts.wrong += 1
+            i = row.task_id // per_puzzle
+            entry = entries[i]
+            if entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
+                del entries[i]
+                if _agreed_alone(entry.puzzle, row):
+                    tally.add_agreed(i, row)
+                else:
+                    self._close(i, entry.puzzle, [row])
+            else:
+                entry.rows.append(row)
+                entry.waiting -= 1
+                if entry.waiting == 0:
+                    del entries[i]
+                    self._close(i, entry.puzzle, entry.rows)
+            if progress is not None:
+                progress(counts)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)

@@ -18,7 +18,9 @@ How `LocalPool` works:
   time; at the start only two batches a worker, sent at once, and the window fills while
   they run. Outcomes come back as soon as they finish, those finishing within `HOLD`
   (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
-  so the caller can store each as it finishes. The parent looks at the pipes every 5 to 25 ms
+  so the caller can store each as it finishes (`run_batches` hands back those found at one
+  look at a worker's pipe as one list, which `compare` stores and tallies in one step each;
+  `run` one at a time). The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
@@ -294,11 +296,15 @@ class LocalPool:
             queue = queues.get(worker.lane)
             if not queue or worker.draining or len(worker.tasks) >= size:
                 continue
-            batch = [queue.popleft()]
-            room = BATCH_BYTES - len(batch[0].puzzle)
-            while queue and len(batch) < size and room > len(queue[0].puzzle) + TASK_BYTES:
-                room -= len(queue[0].puzzle) + TASK_BYTES
-                batch.append(queue.popleft())
+            # The tasks that fit: counted first, then taken at once.
+            room = BATCH_BYTES - len(queue[0].puzzle)
+            n = 1
+            for task in itertools.islice(queue, 1, size):
+                room -= len(task.puzzle) + TASK_BYTES
+                if room <= 0:
+                    break
+                n += 1
+            batch = [queue.popleft() for _ in range(n)]
             try:
                 worker.send(batch, self.grace)
             except OSError:  # the worker is dead: take the batch back
@@ -311,6 +317,13 @@ class LocalPool:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task in completion order; see the module docstring."""
+        for outcomes in self.run_batches(tasks):
+            yield from outcomes
+
+    def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
+        """`run`'s outcomes as lists, those found at one look at a worker's pipe together
+        (what the caller stores and tallies a list at a time: one step per list, not per
+        outcome)."""
         queues: dict[str | None, deque[Task]] = {}
         lanes: dict[str, str | None] = {}
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
@@ -323,14 +336,17 @@ class LocalPool:
             if wanted <= 0:
                 return True
             taken = 0
+            backend, queue = None, None  # the last task's, which the next one usually shares
             for task in itertools.islice(source, wanted):
                 taken += 1
-                lane = lanes.get(task.backend, "")
-                if lane == "":
-                    lane = lanes[task.backend] = None if trusted(task.backend) else task.backend
-                queue = queues.get(lane)
-                if queue is None:
-                    queue = queues[lane] = deque()
+                if task[4] != backend or queue is None:
+                    backend = task[4]
+                    lane = lanes.get(backend, "")
+                    if lane == "":
+                        lane = lanes[backend] = None if trusted(backend) else backend
+                    queue = queues.get(lane)
+                    if queue is None:
+                        queue = queues[lane] = deque()
                 queue.append(task)
             return taken == wanted
 
@@ -346,15 +362,15 @@ class LocalPool:
                     more = take()
                 for worker in list(self._workers):
                     yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
-                if self.memory_limit is not None:
-                    yield from self._cap_memory(queues)
+                if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
+                    yield capped
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
                         queue = queues.setdefault(worker.lane, deque())
                         yield from self._receive(worker, queue)  # a last answer in time?
                         if worker.tasks and now >= worker.due(self.grace):
-                            yield self._overrun(worker, queue, now)
+                            yield [self._overrun(worker, queue, now)]
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
@@ -364,11 +380,13 @@ class LocalPool:
                 worker.kill()
                 self._workers.remove(worker)
 
-    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[Outcome]:
-        """Yield the outcomes waiting in the worker's pipe; on EOF the worker died."""
+    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[list[Outcome]]:
+        """Yield the outcomes waiting in the worker's pipe, as one list (on EOF the worker
+        died: then also its task's ERROR)."""
         if not worker.tasks:
             return
         done = 0  # outcomes in this look, which tells the worker's pace
+        found: list[Outcome] = []
         try:
             for message in worker.messages():
                 now = time.perf_counter()
@@ -384,19 +402,25 @@ class LocalPool:
                         raise ProtocolError("an outcome when no task was in flight")
                     outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
                     tasks.popleft()
-                    yield self._within_memory(worker, outcome) if capped else outcome
+                    found.append(self._within_memory(worker, outcome) if capped else outcome)
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
-                yield self._died(worker, queue)
+                found.append(self._died(worker, queue))
+            if found:
+                yield found
             return
         except ProtocolError as exc:
             if worker.tasks:
-                yield self._died(worker, queue, str(exc))
+                found.append(self._died(worker, queue, str(exc)))
             else:  # a stray message after its last task: nothing to blame, a fresh one next
                 self._drop(worker)
+            if found:
+                yield found
             return
+        if found:
+            yield found
         if done:
             worker.heard(time.perf_counter(), done)
 

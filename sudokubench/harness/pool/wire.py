@@ -59,6 +59,9 @@ MESSAGE_BYTES = 16 * 2**20
 _CHUNK = 2**20
 
 _STATUSES = {s.value: s for s in Status}
+#: `tuple.__new__`: an `Outcome` from its fields without the named tuple's `__new__` (a Python
+#: function: a microsecond an outcome), its length checked first.
+_new_tuple = tuple.__new__
 _NUMBER = (int, float)
 #: The type of each field of a wire outcome, in order (`Outcome`'s fields, the task as its id).
 _FIELDS: tuple[Any, ...] = (
@@ -79,6 +82,7 @@ _FIELDS: tuple[Any, ...] = (
     (int, type(None)),  # peak_memory_bytes
 )
 assert len(_FIELDS) == len(Outcome._fields)
+_WIDTH = len(_FIELDS)
 
 
 class ProtocolError(Exception):
@@ -91,14 +95,16 @@ def to_wire(outcome: Outcome) -> Wire:
 
 
 def from_wire(task: Task, wire: Wire) -> Outcome:
-    """The outcome of `task` from what the worker sent; ProtocolError when it names another
-    task or a status that does not exist."""
+    """The outcome of `task` from what the worker sent; ProtocolError when it has another
+    number of fields, names another task or a status that does not exist."""
+    if len(wire) != _WIDTH:
+        raise ProtocolError(f"an outcome of {len(wire)} fields, not {_WIDTH}")
     if wire[0] != task.task_id:
         raise ProtocolError(f"an outcome for task {wire[0]!r} when task {task.task_id} was due")
     status = _STATUSES.get(wire[1])
     if status is None:
         raise ProtocolError(f"an outcome with status {str(wire[1])[:40]!r}")
-    return Outcome(task, status, *wire[2:])
+    return _new_tuple(Outcome, (task, status, *wire[2:]))
 
 
 def send(conn: Connection | PlainEnd, message: Any) -> None:

@@ -165,6 +165,14 @@ class Tally:
         if verdict is not None:
             self._verdict(i, puzzle, verdict)
 
+    def add_agreed(self, i: int, t: TaskRow) -> None:
+        """`add` of the i-th puzzle's one measured row with the verdict `cross_check` gives a
+        sound row when the input has no answer for the puzzle (agreed, no problem), without
+        that verdict made: the usual puzzle of a one-backend run."""
+        self._row(t)
+        self._singles(i, (t,))
+        self.checked += 1
+
     def _column(self, backend: str) -> Column:
         column = self.columns.get(backend)
         if column is None:
@@ -206,14 +214,10 @@ class Tally:
                 self.unlisted[t.backend] += 1
         elif t.status == Status.TIMEOUT:
             self.timeouts[t.backend] += 1
-        if t.sample >= 0 and t.host:
-            seen = self.hosts.get(t.backend)
-            if seen is None:
-                self.hosts[t.backend] = (t.task_id, {t.host})
-            else:  # (the same host on almost every row: nothing new is made for it)
-                seen[1].add(t.host)
-                if t.task_id < seen[0]:
-                    self.hosts[t.backend] = (t.task_id, seen[1])
+        if t.sample >= 0 and (host := t.host):
+            seen = self.hosts.get(t.backend)  # (the same host on almost every row: kept)
+            if seen is None or host not in seen[1] or t.task_id < seen[0]:
+                self._host(t.backend, t.task_id, host)
         peak = t.peak_memory_bytes
         if peak is not None and peak > self.peak_memory.get(t.backend, -1):
             self.peak_memory[t.backend] = peak
@@ -225,6 +229,16 @@ class Tally:
         if wait is not None:
             self.wait_s += float(wait)
             self.wait_wall_s += t.wall_s
+
+    def _host(self, backend: str, task_id: int, host: str) -> None:
+        """Note the host of a measured sample of `backend`."""
+        seen = self.hosts.get(backend)
+        if seen is None:
+            self.hosts[backend] = (task_id, {host})
+        else:  # (the same host on almost every row: nothing new is made for it)
+            seen[1].add(host)
+            if task_id < seen[0]:
+                self.hosts[backend] = (task_id, seen[1])
 
     def _verdict(self, i: int, puzzle: PuzzleRow, verdict: PuzzleVerdict) -> None:
         self.checked += 1

@@ -1,0 +1,112 @@
+"""The parent's batch path: outcomes taken a list at a time (`LocalPool.run_batches`), stored
+(`TaskWriter.add_many`) and tallied (`Tracker.add_many`, `Tally.add_agreed`) per list, with
+the same rows and the same report as one at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import TELEGRAM, collection
+
+from sudokubench.backend import Status
+from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.pool import LocalPool, Task
+from sudokubench.harness.records import PuzzleRow
+from sudokubench.harness.report import build_report, render
+from sudokubench.harness.report.tally import Tally
+from sudokubench.harness.store import Store
+from sudokubench.harness.track import _agreed_alone, to_row
+from sudokubench.harness.verify import cross_check
+
+PUZZLES = [str(r.puzzle) for r in collection("top95")][:40]
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def tasks(lines: list[str], backend: str = "fast") -> list[Task]:
+    return [Task(i, f"t:{i + 1}", p, None, backend, 2, 10.0, 0) for i, p in enumerate(lines)]
+
+
+def test_run_batches_hands_back_every_task_once_in_lists():
+    planned = tasks(PUZZLES)
+    with LocalPool(jobs=2, batch_size=4) as pool:
+        lists = list(pool.run_batches(iter(planned)))
+    assert all(type(x) is list and x for x in lists)
+    outcomes = [o for x in lists for o in x]
+    assert sorted(o.task.task_id for o in outcomes) == list(range(len(PUZZLES)))
+    assert all(o.status == Status.SOLVED and o.checked and o.problem is None for o in outcomes)
+    assert len(lists) < len(outcomes)  # (several outcomes came in one look)
+
+
+def test_a_run_stores_the_same_rows_and_makes_the_report_the_database_makes(tmp_path):
+    path = write(tmp_path / "p.txt", [*PUZZLES, TELEGRAM])
+    db = tmp_path / "r.sqlite"
+    report = compare(CompareArgs(files=(str(path),), backends=("fast",)), db=db)
+    with Store(db, create=False) as store:
+        again = build_report(store, report.run.id)
+        assert sorted(store.done_task_ids(report.run.id)) == list(range(len(PUZZLES) + 1))
+    assert report == again  # (compare's tally took the short path, the database's did not)
+    assert render(report, "json") == render(again, "json")
+    assert report.tally.checked == again.tally.checked == len(PUZZLES) + 1
+    assert report.tally.cpu_s == again.tally.cpu_s
+    with Store(db, create=False) as store:  # (flags as 1/0, no problem and no box as NULL)
+        kinds = store.db.execute(
+            "SELECT DISTINCT typeof(exhaustive), typeof(valid), typeof(problem) FROM tasks"
+        ).fetchall()
+        puzzles = store.db.execute(
+            "SELECT DISTINCT typeof(box), typeof(expected_count), typeof(expected_solution) "
+            "FROM puzzles"
+        ).fetchall()
+    assert kinds == [("integer", "integer", "null")]
+    assert puzzles == [("null", "null", "null")]
+
+
+def test_a_wrong_answer_keeps_its_problem_and_a_file_its_answers(tmp_path):
+    path = write(tmp_path / "p.txt", [f"{TELEGRAM}:1", f"{PUZZLES[0]}:1"])
+    db = tmp_path / "r.sqlite"
+    args = CompareArgs(files=(str(path),), backends=("fast", "fake_backends:WrongSolution"))
+    report = compare(args, db=db, trust_backends=True)
+    with Store(db, create=False) as store:
+        rows = store.db.execute(
+            "SELECT backend, valid, typeof(problem) FROM tasks ORDER BY task_id"
+        ).fetchall()
+        counts = store.db.execute("SELECT expected_count FROM puzzles").fetchall()
+        again = build_report(store, report.run.id)
+    assert [(b, v, p) for b, v, p in rows if b == "fast"] == [("fast", 1, "null")] * 2
+    assert all(v == 0 and p == "text" for b, v, p in rows if b != "fast")
+    assert counts == [(1,), (1,)]
+    assert report == again
+
+
+def test_add_agreed_is_add_with_the_verdict_cross_check_gives():
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(tasks(PUZZLES[:10]))), key=lambda o: o.task.task_id)
+    short, long = Tally(("fast",), 10), Tally(("fast",), 10)
+    for i, outcome in enumerate(outcomes):
+        puzzle = PuzzleRow(outcome.task.puzzle_id, i, "t", outcome.task.puzzle)
+        row = to_row(outcome, None)
+        assert _agreed_alone(puzzle, row)
+        verdict = cross_check(puzzle, [row])
+        assert verdict.agreed and not verdict.problems
+        short.register(i, puzzle)
+        long.register(i, puzzle)
+        short.add_agreed(i, row)
+        long.add(i, puzzle, [row], verdict)
+    column, other = short.columns["fast"], long.columns["fast"]
+    assert column.status == other.status and list(column.time) == list(other.time)
+    assert (short.checked, short.disputed, short.stored) == (long.checked, long.disputed, 10)
+    assert (short.cpu_s, short.hosts, short.peak_memory) == (
+        long.cpu_s,
+        long.hosts,
+        long.peak_memory,
+    )
+
+
+def test_an_answer_of_the_input_to_meet_is_cross_checked_in_full():
+    puzzle = PuzzleRow("t:1", 0, "t", TELEGRAM, expected_count=1)
+    with LocalPool(jobs=1) as pool:
+        (outcome,) = pool.run(iter(tasks([TELEGRAM])))
+    assert not _agreed_alone(puzzle, to_row(outcome, None))
