@@ -52,33 +52,6 @@ def test_a_run_stores_the_same_rows_and_makes_the_report_the_database_makes(tmp_
     assert render(report, "json") == render(again, "json")
     assert report.tally.checked == again.tally.checked == len(PUZZLES) + 1
     assert report.tally.cpu_s == again.tally.cpu_s
-    with Store(db, create=False) as store:  # (flags as 1/0, no problem and no box as NULL)
-        kinds = store.db.execute(
-            "SELECT DISTINCT typeof(exhaustive), typeof(valid), typeof(problem) FROM tasks"
-        ).fetchall()
-        puzzles = store.db.execute(
-            "SELECT DISTINCT typeof(box), typeof(expected_count), typeof(expected_solution) "
-            "FROM puzzles"
-        ).fetchall()
-    assert kinds == [("integer", "integer", "null")]
-    assert puzzles == [("null", "null", "null")]
-
-
-def test_a_wrong_answer_keeps_its_problem_and_a_file_its_answers(tmp_path):
-    path = write(tmp_path / "p.txt", [f"{TELEGRAM}:1", f"{PUZZLES[0]}:1"])
-    db = tmp_path / "r.sqlite"
-    args = CompareArgs(files=(str(path),), backends=("fast", "fake_backends:WrongSolution"))
-    report = compare(args, db=db, trust_backends=True)
-    with Store(db, create=False) as store:
-        rows = store.db.execute(
-            "SELECT backend, valid, typeof(problem) FROM tasks ORDER BY task_id"
-        ).fetchall()
-        counts = store.db.execute("SELECT expected_count FROM puzzles").fetchall()
-        again = build_report(store, report.run.id)
-    assert [(b, v, p) for b, v, p in rows if b == "fast"] == [("fast", 1, "null")] * 2
-    assert all(v == 0 and p == "text" for b, v, p in rows if b != "fast")
-    assert counts == [(1,), (1,)]
-    assert report == again
 
 
 def test_add_agreed_is_add_with_the_verdict_cross_check_gives():

@@ -30,14 +30,7 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
-from sudokubench.harness.store_write import (
-    INT_OR_NULL,
-    TASK_COLUMNS,
-    TEXT_OR_NULL,
-    TaskWriter,
-    insert_rows,
-    refused,
-)
+from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows, refused
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -65,10 +58,6 @@ def now_utc() -> str:
 
 _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
-#: The placeholders of a puzzle row (the run id first): the box, the expected count and the
-#: expected solution take their None as a value of the other type (`insert_rows`).
-_PUZZLE_MARKS = ("?", "?", "?", "?", "?", TEXT_OR_NULL, INT_OR_NULL, TEXT_OR_NULL)
-assert PuzzleRow._fields[4:] == ("box", "expected_count", "expected_solution")
 
 
 class Store:
@@ -305,23 +294,11 @@ class Store:
             self._insert_puzzles(run_id, puzzles)
 
     def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
-        # (box, expected count and solution, usually None, bound as values of the other type:
-        # `insert_rows`, `_PUZZLE_MARKS`)
         insert_rows(
             self.db,
             f"OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})",
             1 + len(PuzzleRow._fields),
-            (
-                (
-                    run_id,
-                    *p[:4],
-                    0 if p[4] is None else p[4],
-                    "" if p[5] is None else p[5],
-                    0 if p[6] is None else p[6],
-                )
-                for p in puzzles
-            ),
-            _PUZZLE_MARKS,
+            ((run_id, *p) for p in puzzles),
         )
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:

@@ -26,10 +26,7 @@ from sudokubench.errors import StoreError
 from sudokubench.harness.records import TaskRow
 
 __all__ = [
-    "INT_OR_NULL",
     "TASK_COLUMNS",
-    "TASK_MARKS",
-    "TEXT_OR_NULL",
     "VALUES_PER_INSERT",
     "TaskWriter",
     "insert_rows",
@@ -43,20 +40,11 @@ VALUES_PER_INSERT = 999
 # -- a task row's columns: each is named after the field it stores (`"limit"` quoted, an SQL
 # word); a few fields are stored in another form.
 
-#: The placeholder of a text column whose None is bound as 0 (`insert_rows`' `marks`).
-TEXT_OR_NULL = "NULLIF(?, 0)"
-#: The placeholder of an integer column whose None is bound as '' (`insert_rows`' `marks`).
-INT_OR_NULL = "NULLIF(?, '')"
-
-
 TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
 #: Where `task_to_sql` puts the fields stored in another form (after the run id).
-_STATUS, _SOLUTIONS, _STATS, _EXHAUSTIVE, _VALID, _PROBLEM = (
-    1 + TaskRow._fields.index(f)
-    for f in ("status", "solutions", "stats", "exhaustive", "valid", "problem")
+_STATUS, _SOLUTIONS, _STATS, _EXHAUSTIVE, _VALID = (
+    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats", "exhaustive", "valid")
 )
-#: The placeholders of a task row's values: its problem, usually None, bound as 0.
-TASK_MARKS = tuple(TEXT_OR_NULL if k == _PROBLEM else "?" for k in range(1 + len(TaskRow._fields)))
 
 
 #: `json.dumps(..., allow_nan=False)` made once (`dumps` with an option makes one per call).
@@ -95,20 +83,18 @@ def stats_json(stats: Mapping[str, Any]) -> str:
 
 def task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
-    the solutions and stats as JSON text, the two flags as the integers SQLite stores, no
-    problem as 0 (`TASK_MARKS`): for the placeholders of `TASK_MARKS` (`insert_rows`).
+    the solutions and stats as JSON text, the two flags as the integers SQLite stores.
 
     (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
-    any other value, a bool or None included: a failed attribute lookup on a type, whose error
-    text is formatted and dropped, ~2,400 instructions a value.)"""
+    any other value, a bool included: a failed attribute lookup on a type, whose error text
+    is formatted and dropped, ~2,400 instructions a value. A None costs the same: the
+    problem of a sound answer is one.)"""
     values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
     values[_STATUS] = str(row.status)
     values[_SOLUTIONS] = _solutions_json(row)
     values[_STATS] = stats_json(row.stats)
     values[_EXHAUSTIVE] = 1 if row.exhaustive else 0
     values[_VALID] = 1 if row.valid else 0
-    if row.problem is None:
-        values[_PROBLEM] = 0  # (`TASK_MARKS`: NULL again in SQL)
     return tuple(values)
 
 
@@ -124,27 +110,16 @@ def _solutions_json(row: TaskRow) -> str:
 
 
 def insert_rows(
-    db: sqlite3.Connection,
-    into: str,
-    width: int,
-    rows: Iterable[Sequence[Any]],
-    marks: Sequence[str] | None = None,
+    db: sqlite3.Connection, into: str, width: int, rows: Iterable[Sequence[Any]]
 ) -> None:
     """`INSERT ... INTO {into} VALUES (...)` of every row of `width` values, as few statements
-    of many rows each, in the caller's transaction; `marks`, when given, the placeholder of
-    each value (`?`, or `TEXT_OR_NULL`, `INT_OR_NULL`).
+    of many rows each, in the caller's transaction.
 
     One statement per row (`executemany`) lets go of the GIL once per row (see the module
     docstring); one of many rows, once for all of them, and it costs less per row besides.
-
-    A column that is usually NULL (a sound answer's problem, a puzzle's box and expected
-    answers) can take its None as a value of the other type, which SQL's `NULLIF` makes NULL
-    again: a text is never equal to the integer 0, an integer never to ''. The sqlite3 module
-    binds an int or a str at once, but a None only after asking its adapters about it (a
-    failed attribute lookup whose error text is formatted and dropped: ~2,400 instructions).
     """
     per = max(1, VALUES_PER_INSERT // width)
-    one = "(" + ", ".join(marks or "?" * width) + ")"
+    one = "(" + ", ".join("?" * width) + ")"
     many = f"INSERT {into} VALUES " + ", ".join([one] * per)
     rows = iter(rows)
     while chunk := list(itertools.islice(rows, per)):
@@ -240,7 +215,6 @@ class TaskWriter:
                             f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
                             1 + len(TaskRow._fields),
                             self.pending,
-                            TASK_MARKS,
                         )
                 except sqlite3.OperationalError as exc:
                     raise refused(self.path, exc) from None
