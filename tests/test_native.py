@@ -320,6 +320,23 @@ def test_the_fork_server_preloads_the_kernel(backend: native.Native) -> None:
     assert done.stdout.split() == ["1"], done.stderr[-2000:]
 
 
+def test_the_fork_server_does_not_compile_a_cold_cache(
+    backend: native.Native, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With numba's cache empty, importing `native_ready` (what the fork server does, maybe
+    while the command compiles the kernel itself) compiles nothing: no second, unannounced
+    compile; the cache stays empty and the kernel unloaded."""
+    code = (
+        "import sudokubench.solvers.native_ready\n"
+        "from sudokubench.solvers.native import kernel_cached, warm\n"
+        "print(warm.cache_info().currsize, kernel_cached())\n"
+    )
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["0", "False"], done.stderr[-2000:]
+    assert not any(tmp_path.rglob("*.nbi")), "the fork server wrote a cache"
+
+
 def test_the_cache_is_seen_where_numba_keeps_it(
     backend: native.Native, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

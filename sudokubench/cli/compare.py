@@ -43,6 +43,7 @@ from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.pool import DaskExecutor
+from sudokubench.harness.pool.local import boot_fork_server
 from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.output import escape_controls
@@ -279,6 +280,8 @@ def compare(
         if why := unconfined():
             print(f"warning: plug-ins and programs can change any file of yours: {why}",
                   file=sys.stderr)  # fmt: skip
+    if resume is None and cluster is None and _registered(args.backends):
+        boot_fork_server(args.backends)  # its imports overlap this process's (numba's below)
     if resume is None and {"all", "native"} & {b.partition(":")[0] for b in args.backends}:
         # a first compile here, announced, before any worker starts; a cached kernel is
         # loaded by the workers' fork server alone
@@ -346,6 +349,14 @@ def _size(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise UsageFailure(f"--memory-limit {exc}") from None
+
+
+def _registered(backends: tuple[str, ...]) -> bool:
+    """Whether every one of `backends` is named in the registry (none is `all`, a plug-in or a
+    program), so that the modules the workers need are known before the names are resolved."""
+    from sudokubench.solvers import REGISTRY
+
+    return bool(backends) and all(name.partition(":")[0] in REGISTRY for name in backends)
 
 
 def _names_code(backends: tuple[str, ...]) -> bool:

@@ -108,7 +108,7 @@ from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import ProtocolError, from_wire
 
-__all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "describe_exit"]
+__all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "boot_fork_server", "describe_exit"]
 
 #: Most tasks per batch sent to a worker (fewer when the queue is nearly empty).
 DEFAULT_BATCH_SIZE = 128
@@ -146,6 +146,25 @@ def _modules(backends: Iterable[str]) -> list[str]:
         if isinstance(backend, BaseBackend) and backend.preload:
             modules.add(backend.preload)
     return sorted(modules)
+
+
+def boot_fork_server(preload: Iterable[str]) -> bool:
+    """Start this process's fork server now, its imports (`WORKER_MODULES` and `preload`'s
+    modules, `_modules`) made in the background; False where the platform has none.
+
+    `LocalPool` calls it; a command may call it earlier, so that the server's imports (numba
+    and the native kernel's cached code: about 0.7 s) overlap the command's own start. The
+    server is one per process: once it runs, a later call (or pool) changes nothing.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        [*WORKER_MODULES, *_modules(preload)]
+    )
+    forkserver.ensure_running()
+    return True
 
 
 class LocalPool:
@@ -186,12 +205,8 @@ class LocalPool:
             start_method = "forkserver" if "forkserver" in methods else "spawn"
         self._ctx = multiprocessing.get_context(start_method)
         if start_method == "forkserver":
-            modules = [*WORKER_MODULES, *_modules(preload)]
-            self._ctx.set_forkserver_preload(modules)
             # Boot it now, in the background, while the caller reads puzzles and opens storage.
-            from multiprocessing import forkserver
-
-            forkserver.ensure_running()
+            boot_fork_server(preload)
         # Workers get the reading end; this process alone holds the writing end, so it closes
         # when this process ends in any way, and the workers then kill themselves.
         self._lifeline, self._lifeline_end = self._ctx.Pipe(duplex=False)
