@@ -25,16 +25,20 @@ from sudokubench.formats import collection_path, read_puzzles
 Run = Callable[[], tuple[float, float]]
 
 
-def harness_setup(doc: str, *, count: int, rounds: int) -> tuple[argparse.Namespace, list[str]]:
+def harness_setup(
+    doc: str, *, count: int, rounds: int, cluster: bool = False
+) -> tuple[argparse.Namespace, list[str]]:
     """The command line of the scripts that run `compare` on 17clue (`--count` puzzles, 0 for
-    all 49,158, `--backend`, `--rounds`, `--limit`, `--timeout`) and the puzzles in line form,
-    after printing what is measured."""
+    all 49,158, `--backend`, `--rounds`, `--limit`, `--timeout`, and with `cluster` a dask
+    `--cluster` address) and the puzzles in line form, after printing what is measured."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--count", type=int, default=count, help="puzzles of 17clue (0: all)")
     parser.add_argument("--backend", default="fast", help="the backend to run (default: fast)")
     parser.add_argument("--rounds", type=int, default=rounds, help="rounds of the runs")
     parser.add_argument("--limit", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=10.0)
+    if cluster:
+        parser.add_argument("--cluster", metavar="ADDRESS", help="also run on this dask cluster")
     opts = parser.parse_args()
     records = read_puzzles(collection_path("17clue"))
     if opts.count:

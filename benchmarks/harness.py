@@ -3,6 +3,13 @@
     python benchmarks/harness.py                 # all 49,158 puzzles of 17clue, 3 rounds (~5 min)
     python benchmarks/harness.py --count 5000 --rounds 5     # a quicker look
     python benchmarks/harness.py --count 1000 --rounds 1 --backend dlx
+    python benchmarks/harness.py --cluster local:2   # a dask cluster's run beside jobs 1 and 2
+
+With `--cluster ADDRESS` a fifth contender runs `compare` on that dask cluster (`local:N`
+starts one here), connected once before the rounds and warmed with one discarded run: a
+cluster is started once and serves many runs, so its start-up is printed apart and the rounds
+compare the runs. Its target is the one of `--jobs 2`: the run's own wall time
+(`machine.noise.wall_s`) at least 1.8x faster than `--jobs 1`'s.
 
 All three start from the same file of puzzle lines: the direct loop reads a line, parses it and
 calls `backend.solve` in this process, as a script of one's own would (the backend loaded and
@@ -49,7 +56,7 @@ from sudokubench.solvers import get_backend
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.
 PARENT_CPU: dict[int, list[float]] = {}
 #: The run's own wall seconds (`machine.noise.wall_s`: the run's start to its end, without
-#: the planning before it and the report after), by --jobs.
+#: the planning before it and the report after), by --jobs (0: the `--cluster` run).
 RUN_WALL: dict[int, list[float]] = {}
 
 
@@ -108,6 +115,39 @@ def harness(
     return elapsed, parent + pool.worker_cpu
 
 
+def on_cluster(
+    path: Path, backend_name: str, executor: Any, limit: int, timeout: float
+) -> tuple[float, float]:
+    """Wall seconds of a whole `compare` run on a dask cluster (already connected) and the CPU
+    seconds of this process (the cluster's are not counted)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        args = CompareArgs(
+            files=(str(path),), backends=(backend_name,), limit=limit, timeout=timeout
+        )
+        cpu, start = time.process_time(), time.perf_counter()
+        report = compare(args, db=Path(tmp) / "cluster.sqlite", executor=executor)
+        elapsed = time.perf_counter() - start
+        parent = time.process_time() - cpu
+    assert len(report.tasks) == len(report.puzzles), "tasks are missing"
+    RUN_WALL.setdefault(0, []).append(report.run.machine["noise"]["wall_s"])
+    return elapsed, parent
+
+
+def connect(address: str, path: Path, backend_name: str, limit: int, timeout: float) -> Any:
+    """A dask executor on `address`, warmed with one discarded run of the file's first puzzle."""
+    from sudokubench.harness.pool import DaskExecutor
+
+    start = time.perf_counter()
+    executor = DaskExecutor.connect(address, timeout=60)
+    with tempfile.TemporaryDirectory() as tmp:
+        first = Path(tmp) / "first.txt"
+        first.write_text(path.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
+        on_cluster(first, backend_name, executor, limit, timeout)
+    RUN_WALL.pop(0)
+    print(f"cluster {address}: connected and warmed in {time.perf_counter() - start:.1f} s")
+    return executor
+
+
 def command(
     path: Path, backend_name: str, jobs: int, limit: int, timeout: float
 ) -> tuple[float, float]:
@@ -128,19 +168,28 @@ def command(
 
 def main() -> None:
     """Measure and print the table."""
-    opts, puzzles = harness_setup(__doc__, count=0, rounds=3)
+    opts, puzzles = harness_setup(__doc__, count=0, rounds=3, cluster=True)
     n = len(puzzles)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "17clue.txt"
         path.write_text("".join(f"{p}\n" for p in puzzles), encoding="utf-8")
-        table = Rounds(
-            {
-                "direct": lambda: direct(opts.backend, path, opts.limit, opts.timeout),
-                "jobs 1": lambda: harness(path, opts.backend, 1, opts.limit, opts.timeout),
-                "jobs 2": lambda: harness(path, opts.backend, 2, opts.limit, opts.timeout),
-                "command": lambda: command(path, opts.backend, 2, opts.limit, opts.timeout),
-            }
-        ).run(opts.rounds)
+        runs = {
+            "direct": lambda: direct(opts.backend, path, opts.limit, opts.timeout),
+            "jobs 1": lambda: harness(path, opts.backend, 1, opts.limit, opts.timeout),
+            "jobs 2": lambda: harness(path, opts.backend, 2, opts.limit, opts.timeout),
+            "command": lambda: command(path, opts.backend, 2, opts.limit, opts.timeout),
+        }
+        cluster = None
+        if opts.cluster:
+            cluster = connect(opts.cluster, path, opts.backend, opts.limit, opts.timeout)
+            runs["cluster"] = lambda: on_cluster(
+                path, opts.backend, cluster, opts.limit, opts.timeout
+            )
+        try:
+            table = Rounds(runs).run(opts.rounds)
+        finally:
+            if cluster is not None:
+                cluster.close()
     table.print_table(n)
     jobs1 = table.median("direct") / table.median("jobs 1")
     jobs2 = table.median("jobs 1") / table.median("jobs 2")
@@ -170,6 +219,16 @@ def main() -> None:
         f"the whole command (--jobs 2) / direct loop: {whole:.2f}x (target <= 3x)"
     )
     print(f"parent CPU per task, jobs 2: {parent[2] / n * 1e6:.1f} us (target <= 10 us)")
+    runs1 = statistics.median(RUN_WALL[1])
+    print(
+        f"runs' own wall time (machine.noise.wall_s): jobs 1 / jobs 2 "
+        f"{runs1 / statistics.median(RUN_WALL[2]):.2f}x (target >= 1.8x)"
+        + (
+            f", jobs 1 / cluster {runs1 / statistics.median(RUN_WALL[0]):.2f}x (target >= 1.8x)"
+            if 0 in RUN_WALL
+            else ""
+        )
+    )
     print(f"load average at the end: {load_average()} (other programs share the CPUs)")
 
 

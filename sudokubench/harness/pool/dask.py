@@ -27,7 +27,7 @@ How it works:
   `MAX_BATCH`, and no more than a share of what is left (so workers finish together) unless
   that is under `FIRST_BATCH`. Each worker thread has up to two batches waiting, so it never
   idles between batches. Dask's own cost is then a few milliseconds per batch, 0.1-0.2 ms per
-  task on the loaded 2-core test machine (`benchmarks/dask.py`).
+  task on the loaded 2-core test machine (`benchmarks/cluster.py`).
 - **Faults.** A dask worker that dies mid-batch (kill -9, a lost machine): the scheduler runs
   its batches again on other workers; a batch's outcomes come back once, all together, so no
   task is stored twice. A batch that killed `distributed.scheduler.allowed-failures` workers

@@ -1,7 +1,7 @@
 """`compare` on a dask cluster (`--cluster local:2`) vs a local pool (`--jobs 2`).
 
-    python benchmarks/dask.py                      # 5,000 17clue puzzles, fast, 5 rounds
-    python benchmarks/dask.py --count 2000 --rounds 3
+    python benchmarks/cluster.py                      # 5,000 17clue puzzles, fast, 5 rounds
+    python benchmarks/cluster.py --count 2000 --rounds 3
 
 Three measurements, each side by side in interleaved rounds (machine noise hits both; medians
 are printed):
@@ -24,24 +24,18 @@ from __future__ import annotations
 import argparse
 import itertools
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from _common import load_average
+
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import DaskExecutor, Executor, LocalPool, Outcome, Task
 from sudokubench.harness.pool.dask import BATCH_SECONDS, FIRST_BATCH, MAX_BATCH
-
-# This file is named dask.py: with its folder first on sys.path, `import dask` would find it.
-# The folder goes last (so `_common` is still found, here and in dask's spawned workers).
-_HERE = str(Path(__file__).resolve().parent)
-sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE] + [_HERE]
-
-from _common import load_average  # noqa: E402
 
 
 def run_compare(path: Path, executor: Executor, backend: str) -> float:
