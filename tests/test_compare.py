@@ -21,6 +21,7 @@ from support import MULTIPLE, TELEGRAM, Stopwatch, cli, slowdown, stored
 from sudokubench.errors import InputError
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.pool.task import one_by_one
 from sudokubench.harness.report import build_report
 from sudokubench.harness.store import Store
 
@@ -112,6 +113,9 @@ class Unchecked:
     def run(self, tasks):
         for outcome in self.pool.run(tasks):
             yield outcome._replace(checked=False, verdict="?", problem=None)
+
+    def run_batches(self, tasks):
+        return one_by_one(self.run(tasks))
 
     def close(self) -> None:
         self.pool.close()
@@ -393,6 +397,9 @@ class _Watching:
         for outcome in self.pool.run(watched()):
             self.outcomes += 1
             yield outcome
+
+    def run_batches(self, tasks):
+        return one_by_one(self.run(tasks))
 
     def close(self):
         self.pool.close()

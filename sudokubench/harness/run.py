@@ -399,11 +399,9 @@ def _execute(
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
     own = {name: trusted(name) for name in tracker.args.backends}
-    # Outcomes a list at a time where the executor gives them so (`LocalPool.run_batches`):
+    # Outcomes a list at a time (`Executor.run_batches`: a worker's message, a dask batch):
     # the rows of a list are stored and tallied in one step each.
-    batches = getattr(executor, "run_batches", None)
-    stream = batches(todo) if batches is not None else ([o] for o in executor.run(todo))
-    for outcomes in stream:
+    for outcomes in executor.run_batches(todo):
         made = []
         for outcome in outcomes:
             grid = None

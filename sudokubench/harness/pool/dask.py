@@ -220,6 +220,12 @@ class DaskExecutor:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield every task's Outcome, a batch at a time, in completion order."""
+        for outcomes in self.run_batches(tasks):
+            yield from outcomes
+
+    def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
+        """Every task's Outcome, a finished dask batch's outcomes in one list, in completion
+        order."""
         from dask.distributed import as_completed
 
         source = iter(tasks)  # taken a window at a time: a run's tasks are never a list
@@ -242,8 +248,7 @@ class DaskExecutor:
                         elapsed, wires = result
                         self._learn(elapsed, len(batch))
                         by_id = {t.task_id: t for t in batch}
-                        for wire in wires:
-                            yield from_wire(by_id[wire[0]], wire)
+                        yield [from_wire(by_id[wire[0]], wire) for wire in wires]
                     else:
                         self._failed(future, batch, tries, pending, futures)
                     queue.extend(itertools.islice(source, max(window - len(queue), 0)))

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 
-__all__ = ["Executor", "Outcome", "Task", "default_grace", "failed"]
+__all__ = ["Executor", "Outcome", "Task", "default_grace", "failed", "one_by_one"]
 
 
 class Task(NamedTuple):
@@ -55,6 +55,12 @@ class Executor(Protocol):
         unchecked, `checked=False`, for `compare` to check)."""
         ...
 
+    def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
+        """`run`'s outcomes as lists, as they arrive together (a worker's message, a dask
+        batch): what `compare` stores and tallies a list at a time. `one_by_one` makes it
+        from `run` for an executor whose outcomes come singly."""
+        ...
+
     def prepare(self, backends: Sequence[str]) -> list[dict[str, Any]]:
         """Before the first task: where the tasks will run, one dict per worker (`probe.py`'s
         `worker_info`: host, CPU count, Python, the backends' versions); raises an InputError
@@ -74,3 +80,9 @@ def default_grace(timeout: float) -> float:
 def failed(task: Task, status: Status, message: str, wall_s: float = 0.0) -> Outcome:
     """An outcome with no answer (timeout or error): nothing to check, verdict `?`."""
     return Outcome(task, status, 0, False, (), 0.0, 0.0, wall_s, {}, message, True, "?", None)
+
+
+def one_by_one(outcomes: Iterable[Outcome]) -> Iterator[list[Outcome]]:
+    """`Executor.run_batches` of an executor whose outcomes come singly: lists of one."""
+    for outcome in outcomes:
+        yield [outcome]
