@@ -48,7 +48,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 from sudokubench.formats import parse_grid
-from sudokubench.grid import Grid, Shape, solution_problem
+from sudokubench.grid import Grid, Shape, solution_line, solution_problem
 from sudokubench.harness.records import PuzzleRow, TaskRow
 
 __all__ = [
@@ -183,12 +183,10 @@ def check_answer(
             except ValueError as exc:
                 problem = f"solution {i} is not a grid: {exc}"
                 break
-        why = solution_problem(grid, puzzle)
-        if why is not None:
-            problem = f"solution {i} is wrong: {why}"
+        line = solution_line(grid, puzzle)  # its canonical line form when it is valid
+        if line is None:
+            problem = f"solution {i} is wrong: {solution_problem(grid, puzzle)}"
             break
-        # A full-length line is already canonical but for case (a blank would have failed).
-        line = text.upper() if isinstance(text, str) and len(text) == len(grid) else str(grid)
         if line in canonical:
             problem = f"solution {i} repeats solution {canonical.index(line) + 1}"
             break
