@@ -171,6 +171,19 @@ def check_answer(
     differs from the solutions returned, a count above `limit`, or a status the answer
     contradicts (`claim_problem`).
     """
+    return _check(source, puzzle, status, count, exhaustive, solutions, limit)
+
+
+def _check(
+    source: str,
+    puzzle: Grid,
+    status: Status,
+    count: int,
+    exhaustive: bool,
+    solutions: Sequence[str | Grid],
+    limit: int | None,
+) -> Voice:
+    """`check_answer`, its arguments by position (`check_result` runs on every answer)."""
     verdict = verdict_of(status, count, exhaustive)
     canonical: list[str] = []
     problem: str | None = None
@@ -236,14 +249,8 @@ class Answer(Protocol):
 def check_result(source: str, puzzle: Grid, answer: Answer, limit: int | None) -> Voice:
     """`check_answer` on an answer object (the one call the worker, the parent and the CLI
     make)."""
-    return check_answer(
-        source,
-        puzzle,
-        status=answer.status,
-        count=answer.count,
-        exhaustive=answer.exhaustive,
-        solutions=answer.solutions,
-        limit=limit,
+    return _check(
+        source, puzzle, answer.status, answer.count, answer.exhaustive, answer.solutions, limit
     )
 
 
