@@ -4,6 +4,7 @@
     python benchmarks/pool.py --count 500 --backend backtracking --rounds 1
     python benchmarks/pool.py --startup              # worker start-up: fork server vs spawn
     python benchmarks/pool.py --paired --count 12000 # a worker's CPU per task / the direct loop's
+    python benchmarks/pool.py --in-process --backend native --count 20000  # a worker's steps, here
 
 This isolates the executor (worker start-up, batches over pipes, one message back per task,
 deadline bookkeeping): no checking, no storage, no report. `benchmarks/harness.py` measures the
@@ -94,7 +95,9 @@ def paired(backend_name: str, tasks: list[Task], chunk: int) -> None:
     (`is_solution`), making the outcome safe to send, and sending it.
     """
     backend = get_backend(backend_name)
+    backend.solve(parse_grid(tasks[0].puzzle), limit=tasks[0].limit)  # loaded, as the worker
     ratios = []
+    worker_total = direct_total = 0.0
     with LocalPool(jobs=1, preload=(backend_name,)) as pool:
         list(pool.run(tasks[:1]))  # start and warm up
         (worker,) = pool._workers
@@ -107,12 +110,51 @@ def paired(backend_name: str, tasks: list[Task], chunk: int) -> None:
             before = process_cpu(worker.process.pid)
             statuses = {o.status for o in pool.run(part)}
             assert statuses == {"solved"}, statuses
-            ratios.append((process_cpu(worker.process.pid) - before) / direct_cpu)
+            worker_cpu = process_cpu(worker.process.pid) - before
+            ratios.append(worker_cpu / direct_cpu)
+            worker_total += worker_cpu
+            direct_total += direct_cpu
     ratios.sort()
+    n = len(ratios) * chunk
     print(
         f"{len(ratios)} chunks of {chunk}: worker CPU / direct CPU per chunk, median "
         f"{statistics.median(ratios):.3f} (middle half {ratios[len(ratios) // 4]:.3f}-"
-        f"{ratios[(3 * len(ratios)) // 4]:.3f})"
+        f"{ratios[(3 * len(ratios)) // 4]:.3f}); in all, the worker {worker_total / n * 1e6:.1f} "
+        f"us of CPU a task, the direct loop {direct_total / n * 1e6:.1f}"
+    )
+
+
+def in_process(backend_name: str, tasks: list[Task], chunk: int, rounds: int) -> None:
+    """Print the CPU per task of a worker's own steps run in this process (no pipes, no
+    parent): `worker.solve` back to back on a held chunk, then `finish` and `to_wire` on each,
+    as `worker_main` does; against the direct loop of `backend.solve`, paired chunk by chunk
+    (the two alternate, so that the machine's slow and fast spells hit both)."""
+    from sudokubench.harness.pool import worker
+    from sudokubench.harness.pool.wire import to_wire
+
+    backend = get_backend(backend_name)
+    backend.available()
+    for task in tasks[:50]:  # warm up both paths
+        backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
+        to_wire(worker.finish(worker.solve(backend, task)))
+    fields = [tuple(t) for t in tasks]
+    direct_s = steps_s = 0.0
+    for _ in range(rounds):
+        for start in range(0, len(tasks), chunk):
+            cpu = time.process_time()
+            for task in tasks[start : start + chunk]:
+                backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
+            direct_s += time.process_time() - cpu
+            cpu = time.process_time()
+            held = [worker.solve(backend, Task(*f)) for f in fields[start : start + chunk]]
+            sent = [to_wire(worker.finish(s)) for s in held]
+            steps_s += time.process_time() - cpu
+            assert len(sent) == len(held)
+    n = len(tasks) * rounds
+    print(
+        f"direct loop {direct_s / n * 1e6:.1f} us of CPU a task, the worker's steps "
+        f"{steps_s / n * 1e6:.1f} us: {(steps_s - direct_s) / n * 1e6:.1f} us more a task "
+        f"({steps_s / direct_s:.2f}x); load average {load_average()}"
     )
 
 
@@ -129,7 +171,12 @@ def main() -> None:
     parser.add_argument(
         "--paired", action="store_true", help="a worker's CPU per task / the direct loop's"
     )
-    parser.add_argument("--chunk", type=int, default=600, help="puzzles per chunk (--paired)")
+    parser.add_argument(
+        "--in-process", action="store_true", help="a worker's own steps, here, vs the direct loop"
+    )
+    parser.add_argument(
+        "--chunk", type=int, default=600, help="puzzles per chunk (--paired, --in-process)"
+    )
     opts = parser.parse_args()
     if opts.startup:
         startup(max(opts.rounds, 5))
@@ -142,6 +189,10 @@ def main() -> None:
         for k, p in enumerate(puzzles)
     ]
     n = len(puzzles)
+    if opts.in_process:
+        print(f"{n} puzzles of 17clue, backend {opts.backend}, load average {load_average()}")
+        in_process(opts.backend, tasks, opts.chunk, opts.rounds)
+        return
     if opts.paired:
         print(f"{n} puzzles of 17clue, backend {opts.backend}, load average {load_average()}")
         paired(opts.backend, tasks, opts.chunk)

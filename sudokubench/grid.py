@@ -38,6 +38,7 @@ __all__ = [
     "Shape",
     "is_solution",
     "shape_of",
+    "solution_line",
     "solution_problem",
 ]
 
@@ -210,7 +211,7 @@ class Grid:
 
 @cache
 def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int, ...]]:
-    """For `_is_solution_fast`: a getter of every unit's cells in turn, and each one's unit
+    """For `_valid_line`: a getter of every unit's cells in turn, and each one's unit
     number times N (so digit d of unit u becomes the distinct key u * N + d)."""
     n = shape.n
     cells = [k for unit in shape.units for k in unit]
@@ -219,52 +220,74 @@ def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int,
 
 
 @cache
-def _lane_check(shape: Shape) -> tuple[int, tuple[int, int, int], bytes]:
-    """For `_is_solution_fast` up to 16x16: the integer with a 1 in every byte of the grid;
-    for rows, columns and boxes the integer whose byte k is N times the unit of cell k; and
-    the bytes 0..cells-1, every key a valid grid holds."""
+def _lane_check(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
+    """For `_valid_line` up to 16x16: the lanes of the check in groups whose keys fit a byte.
+
+    Lane 0, 1, 2 gives cell k of a valid grid the key u * N + d - 1 for its row, column and
+    box u: N * N different keys 0..N*N-1. A group holds as many lanes, one after the other,
+    as fit under 256 keys (three up to 9x9, two for 10x10 and 11x11, else one), lane j's keys
+    shifted by j * N * N, so the group's keys are all different exactly when no unit repeats
+    a digit. Each group is (how many copies of the line it reads, the integer to add to those
+    copies read as one big-endian integer: every lane's offsets less 1 in every byte, and the
+    bytes of every key the group holds)."""
     n, cells = shape.n, shape.cells
-    ones = int.from_bytes(bytes([1] * cells), "big")
-    offsets = tuple(
-        int.from_bytes(bytes(units[k] * n for k in range(cells)), "big")
-        for units in zip(*shape.cell_units, strict=True)
-    )
-    return ones, offsets, bytes(range(cells))  # type: ignore[return-value]
+    lanes = [[units[k] * n for k in range(cells)] for units in zip(*shape.cell_units, strict=True)]
+    per = max(1, 256 // cells)
+    groups = []
+    for first in range(0, len(lanes), per):
+        group = lanes[first : first + per]
+        size = cells * len(group)
+        shifts = bytes(key + j * cells for j, lane in enumerate(group) for key in lane)
+        offsets = int.from_bytes(shifts, "big") - int.from_bytes(b"\1" * size, "big")
+        groups.append((len(group), offsets, bytes(range(size))))
+    return tuple(groups)
 
 
 #: `bytes.translate` table: 0 stays 0, any other byte becomes 255 (a mask of the givens).
 _GIVEN_MASK = bytes([0] + [255] * 255)
 
 
-def _is_solution_fast(solution: tuple[Digit, ...], puzzle: tuple[Digit, ...], shape: Shape) -> bool:
-    """The valid case of `solution_problem` decided in C: complete, every unit holding N
-    different digits (which are then 1..N, since a Grid's cells are 0..N), the givens kept.
+def _valid_line(line: bytes, puzzle: tuple[Digit, ...], shape: Shape) -> bool:
+    """The valid case of `solution_problem` decided in C, on the solution's cells as bytes
+    (`line`, each 0..N): complete, every unit holding N different digits (which are then
+    1..N), the givens kept.
 
-    Up to 16x16, each kind of unit takes one big-integer addition: the grid's bytes minus 1
-    (0..N-1 once it is complete) plus the bytes of N * unit give byte k the key
-    u * N + d - 1 of cell k, at most N * N - 1 <= 255, so no byte carries into the next; the
-    N * N keys are all different exactly when no unit repeats a digit, that is when they are
-    every byte 0..N*N-1 (deleting them from those bytes leaves nothing). Larger grids check
-    the keys u * N + d of every unit's cells in one set. The givens are kept when the
-    solution's bytes, masked where the puzzle has a given, equal the puzzle's.
+    Up to 16x16, each group of lanes (`_lane_check`) takes one big-integer addition: the
+    line's bytes, once per lane of the group, plus the group's integer give each byte its key
+    (the digit less 1 plus N times its unit, plus N * N times its lane in the group), at most
+    255 so that no byte borrows from or carries into the next; the keys are all different
+    exactly when they are every byte 0..size-1 (deleting them from those bytes leaves
+    nothing). Three lanes make one group up to 9x9: one addition checks every unit. Larger
+    grids check the keys u * N + d of every unit's cells in one set. The givens are kept when
+    the solution's bytes, masked where the puzzle has a given, equal the puzzle's.
     """
-    line = bytes(solution)  # (a Grid's cells are 0..N, N <= 36)
     if 0 in line:
         return False
-    n, cells = shape.n, shape.cells
-    if n <= 16:
-        ones, offsets, keys = _lane_check(shape)
-        digits = int.from_bytes(line, "big") - ones
-        for offset in offsets:
-            if keys.translate(None, (digits + offset).to_bytes(cells, "big")):
+    if shape.n <= 16:
+        for copies, offsets, keys in _lane_check(shape):
+            digits = int.from_bytes(line * copies if copies > 1 else line, "big") + offsets
+            if keys.translate(None, digits.to_bytes(len(keys), "big")):
                 return False
     else:
         getter, unit_keys = _unit_check(shape)
-        if len(set(map(add, unit_keys, getter(solution)))) != len(unit_keys):
+        if len(set(map(add, unit_keys, getter(tuple(line))))) != len(unit_keys):
             return False
     givens = bytes(puzzle)
     mask = int.from_bytes(givens.translate(_GIVEN_MASK), "big")
     return int.from_bytes(line, "big") & mask == int.from_bytes(givens, "big")
+
+
+def solution_line(solution: Grid, puzzle: Grid) -> str | None:
+    """The line form of `solution` (`str(solution)`) when it is a solution of `puzzle`, else
+    None (`solution_problem` says why): the checker's valid case in C, the line made from the
+    same bytes."""
+    shape = puzzle.shape
+    if solution.shape is not shape and solution.shape != shape:
+        return None
+    line = bytes(solution.cells)  # (a Grid's cells are 0..N, N <= 36)
+    if not _valid_line(line, puzzle.cells, shape):
+        return None
+    return line.decode("latin-1").translate(_LINE_SYMBOLS)
 
 
 def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
@@ -276,7 +299,7 @@ def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
     shape = puzzle.shape
     if solution.shape != shape:
         return f"shape {solution.shape} differs from the puzzle's {shape}"
-    if _is_solution_fast(solution.cells, puzzle.cells, shape):
+    if _valid_line(bytes(solution.cells), puzzle.cells, shape):
         return None
     # Something is wrong: find the first problem, in the order below, to say what it is.
     if not solution.is_complete():

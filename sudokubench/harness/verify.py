@@ -48,7 +48,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 from sudokubench.formats import parse_grid
-from sudokubench.grid import Grid, Shape, solution_problem
+from sudokubench.grid import Grid, Shape, solution_line, solution_problem
 from sudokubench.harness.records import PuzzleRow, TaskRow
 
 __all__ = [
@@ -171,6 +171,19 @@ def check_answer(
     differs from the solutions returned, a count above `limit`, or a status the answer
     contradicts (`claim_problem`).
     """
+    return _check(source, puzzle, status, count, exhaustive, solutions, limit)
+
+
+def _check(
+    source: str,
+    puzzle: Grid,
+    status: Status,
+    count: int,
+    exhaustive: bool,
+    solutions: Sequence[str | Grid],
+    limit: int | None,
+) -> Voice:
+    """`check_answer`, its arguments by position (`check_result` runs on every answer)."""
     verdict = verdict_of(status, count, exhaustive)
     canonical: list[str] = []
     problem: str | None = None
@@ -183,12 +196,10 @@ def check_answer(
             except ValueError as exc:
                 problem = f"solution {i} is not a grid: {exc}"
                 break
-        why = solution_problem(grid, puzzle)
-        if why is not None:
-            problem = f"solution {i} is wrong: {why}"
+        line = solution_line(grid, puzzle)  # its canonical line form when it is valid
+        if line is None:
+            problem = f"solution {i} is wrong: {solution_problem(grid, puzzle)}"
             break
-        # A full-length line is already canonical but for case (a blank would have failed).
-        line = text.upper() if isinstance(text, str) and len(text) == len(grid) else str(grid)
         if line in canonical:
             problem = f"solution {i} repeats solution {canonical.index(line) + 1}"
             break
@@ -238,14 +249,8 @@ class Answer(Protocol):
 def check_result(source: str, puzzle: Grid, answer: Answer, limit: int | None) -> Voice:
     """`check_answer` on an answer object (the one call the worker, the parent and the CLI
     make)."""
-    return check_answer(
-        source,
-        puzzle,
-        status=answer.status,
-        count=answer.count,
-        exhaustive=answer.exhaustive,
-        solutions=answer.solutions,
-        limit=limit,
+    return _check(
+        source, puzzle, answer.status, answer.count, answer.exhaustive, answer.solutions, limit
     )
 
 

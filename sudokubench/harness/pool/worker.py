@@ -78,16 +78,26 @@ class Solved(NamedTuple):
     wait_s: float | None = None  # the seconds it waited for a CPU during the call
 
 
-#: This process's `PeakMemory` and `CpuWait`, and its pid: made in the worker itself (a fork
-#: server that imported this module would otherwise hand its own /proc/self to every worker).
-_probes: tuple[int, PeakMemory, CpuWait] | None = None
+#: This process's `PeakMemory` and `CpuWait`: made in the worker itself, and forgotten in the
+#: child of a fork (a fork server that imported this module would otherwise hand its own
+#: /proc/self to every worker), so that a task asks no system call to know it.
+_probes: tuple[PeakMemory, CpuWait] | None = None
+
+
+def _forget_probes() -> None:
+    global _probes
+    _probes = None
+
+
+if hasattr(os, "register_at_fork"):  # (every Unix Python)
+    os.register_at_fork(after_in_child=_forget_probes)
 
 
 def _measures() -> tuple[PeakMemory, CpuWait]:
     global _probes
-    if _probes is None or _probes[0] != os.getpid():
-        _probes = (os.getpid(), PeakMemory(), CpuWait())
-    return _probes[1], _probes[2]
+    if _probes is None:
+        _probes = (PeakMemory(), CpuWait())
+    return _probes
 
 
 def solve(backend: Any, task: Task) -> Solved:
@@ -139,41 +149,48 @@ def finish(solved: Solved) -> Outcome:
 
 def _checked(solved: Solved) -> Outcome:
     task, puzzle, timed = solved.task, solved.puzzle, solved.timed
-    if not isinstance(timed.answer, SolveResult):
-        kind = type(timed.answer).__name__
+    answer = timed.answer
+    if not isinstance(answer, SolveResult):
+        kind = type(answer).__name__
         return failed(task, Status.ERROR, f"solve returned {kind}, not a SolveResult")
     # The harness's check, outside the timed call: it is per-answer work, so it runs side by
     # side in the workers instead of one after another in the parent.
     try:
-        result = stamp(timed)  # the rule's times; the backend's own go to stats
+        # The rule's times (`stamp`): a plain SolveResult that reports no times of its own
+        # (sudokubench's backends) is read as it is, without the copy `stamp` makes.
+        result = answer if _unstamped(answer) else stamp(timed)
         voice = check_result(task.backend, puzzle, result, task.limit)
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
     try:
-        outcome = _outcome(task, result, voice, timed.cpu_s)
+        stats = {**result.stats, CPU_KEY: round(timed.cpu_s, 6)}  # (`sanitize` drops non-numbers)
         if solved.wait_s is not None:
-            outcome.stats[WAIT_KEY] = round(solved.wait_s, 6)
-        return outcome._replace(peak_memory_bytes=solved.peak_memory_bytes)
+            stats[WAIT_KEY] = round(solved.wait_s, 6)
+        return Outcome(
+            task,
+            result.status,
+            result.count,
+            result.exhaustive,
+            voice.solutions if voice.problem is None else tuple(str(g) for g in result.solutions),
+            timed.encode_s,
+            timed.solve_s,
+            timed.solve_s,  # wall_s: the timed region, as `Backend.solve` reports it
+            stats,
+            result.message,
+            True,
+            str(voice.verdict),
+            voice.problem,
+            "",
+            solved.peak_memory_bytes,
+        )
     except Exception as exc:  # e.g. a solution whose str() raises
         return failed(task, Status.ERROR, f"cannot read the result: {describe_exception(exc)}")
 
 
-def _outcome(task: Task, result: SolveResult, voice: Any, cpu_s: float) -> Outcome:
-    return Outcome(
-        task=task,
-        status=result.status,
-        count=result.count,
-        exhaustive=result.exhaustive,
-        solutions=voice.solutions if voice.sound else tuple(str(g) for g in result.solutions),
-        encode_s=result.encode_s,
-        solve_s=result.solve_s,
-        wall_s=result.solve_s,  # the timed region, as `Backend.solve` reports it
-        stats={**result.stats, CPU_KEY: round(cpu_s, 6)},  # (`sanitize` drops non-numbers)
-        message=result.message,
-        checked=True,
-        verdict=str(voice.verdict),
-        problem=voice.problem,
-    )
+def _unstamped(answer: SolveResult) -> bool:
+    """Whether `stamp` would only change the answer's `encode_s` and `solve_s`: a plain
+    SolveResult whose backend reported neither time (`stamp` then keeps none in stats)."""
+    return type(answer) is SolveResult and not (answer.encode_s or answer.solve_s)
 
 
 def _watch(lifeline: Connection) -> None:
