@@ -101,6 +101,10 @@ class Status(enum.StrEnum):
     ERROR = "error"
 
 
+_SOLVED, _UNSATISFIABLE = Status.SOLVED, Status.UNSATISFIABLE  # (a global is read faster)
+_TIMEOUT, _ERROR = Status.TIMEOUT, Status.ERROR
+
+
 class ContractError(AssertionError):
     """A backend built a result that breaks the contract's invariants (a bug in the backend)."""
 
@@ -120,22 +124,55 @@ class SolveResult:
     message: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.status, Status):
-            raise ContractError(f"{self.backend}: status {self.status!r} is not a Status")
-        if self.count < len(self.solutions) or (self.count and not self.solutions):
-            raise ContractError(
-                f"{self.backend}: count {self.count} with {len(self.solutions)} solutions"
-            )
-        if self.status is Status.UNSATISFIABLE and not (self.count == 0 and self.exhaustive):
+        status, count, solutions = self.status, self.count, self.solutions
+        exhaustive = self.exhaustive
+        if not isinstance(status, Status):
+            raise ContractError(f"{self.backend}: status {status!r} is not a Status")
+        if count < len(solutions) or (count and not solutions):
+            raise ContractError(f"{self.backend}: count {count} with {len(solutions)} solutions")
+        if status is _UNSATISFIABLE and not (count == 0 and exhaustive):
             raise ContractError(f"{self.backend}: UNSATISFIABLE needs count 0 and exhaustive")
-        if self.status is Status.SOLVED and self.count == 0:
+        if status is _SOLVED and count == 0:
             raise ContractError(f"{self.backend}: SOLVED with no solution")
-        if self.count == 0 and self.exhaustive and self.status is not Status.UNSATISFIABLE:
+        if count == 0 and exhaustive and status is not _UNSATISFIABLE:
             raise ContractError(f"{self.backend}: exhaustive with no solution is UNSATISFIABLE")
-        if self.status in (Status.TIMEOUT, Status.ERROR) and self.exhaustive:
-            raise ContractError(f"{self.backend}: {self.status.name} cannot be exhaustive")
+        if exhaustive and (status is _TIMEOUT or status is _ERROR):
+            raise ContractError(f"{self.backend}: {status.name} cannot be exhaustive")
         if not isinstance(self.stats, MappingProxyType):
             object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
+
+    @classmethod
+    def checked(
+        cls,
+        backend: str,
+        status: Status,
+        solutions: tuple[Grid, ...],
+        count: int,
+        exhaustive: bool,
+        stats: MappingProxyType[str, int | float],
+    ) -> SolveResult:
+        """`SolveResult(backend, status, solutions, count, exhaustive, stats=stats)`, with
+        the same checks, for a backend whose answer is on the clock of a Python caller
+        (`native`): the dataclass's `__init__` sets each of the nine fields of a frozen class
+        through `object.__setattr__`, most of the cost of a result; this sets them at once."""
+        result = object.__new__(cls)
+        object.__setattr__(
+            result,
+            "__dict__",
+            {
+                "backend": backend,
+                "status": status,
+                "solutions": solutions,
+                "count": count,
+                "exhaustive": exhaustive,
+                "encode_s": 0.0,
+                "solve_s": 0.0,
+                "stats": stats,
+                "message": "",
+            },
+        )
+        result.__post_init__()
+        return result
 
     @property
     def time_s(self) -> float:
@@ -543,14 +580,23 @@ def stamp(timed: Timed) -> SolveResult:
         raise ContractError(f"solve returned {type(result).__name__}, not a SolveResult")
     # A copy with the claims as they are: a lie past SolveResult's checks stays for the
     # harness's checker to name (a plain SolveResult copied without `copy.copy`'s protocol).
-    if type(result) is SolveResult:
-        stamped = object.__new__(SolveResult)
-        stamped.__dict__.update(result.__dict__)
-    else:
-        stamped = copy.copy(result)
     if result.encode_s or result.solve_s:
         stats = {**result.stats, REPORTED_ENCODE: result.encode_s, REPORTED_SOLVE: result.solve_s}
-        object.__setattr__(stamped, "stats", MappingProxyType(stats))
+        reported: Stats | None = MappingProxyType(stats)
+    else:
+        reported = None
+    if type(result) is SolveResult:  # the frozen fields written at once, not one by one
+        stamped = object.__new__(SolveResult)
+        fields = result.__dict__.copy()
+        fields["encode_s"] = timed.encode_s
+        fields["solve_s"] = timed.solve_s
+        if reported is not None:
+            fields["stats"] = reported
+        object.__setattr__(stamped, "__dict__", fields)
+        return stamped
+    stamped = copy.copy(result)
+    if reported is not None:
+        object.__setattr__(stamped, "stats", reported)
     object.__setattr__(stamped, "encode_s", timed.encode_s)
     object.__setattr__(stamped, "solve_s", timed.solve_s)
     return stamped

@@ -85,14 +85,14 @@ def test_resuming_after_every_node_changes_nothing(
     expected = set(backend.solve(Grid.parse(MULTIPLE), limit=100).solutions)
     monkeypatch.setattr(native, "BUDGET", 1)
     monkeypatch.setattr(native, "ROWS", 2)
-    native._space.cache_clear()
+    native.forget_spaces()
     try:
         result = backend.solve(Grid.parse(MULTIPLE), limit=100)
         assert (result.count, result.exhaustive) == (28, True)
         assert set(result.solutions) == expected
         assert backend.count_all(FIRST_ROW_6X6).count == 39_168
     finally:
-        native._space.cache_clear()
+        native.forget_spaces()
 
 
 def test_limit_is_a_lower_bound(backend: native.Native) -> None:
@@ -192,6 +192,10 @@ def test_native_reads_the_kernels_own_return_codes() -> None:
 
     codes = (native.FINISHED, native.LIMIT, native.PAUSED, native.FULL)
     assert codes == (nk.FINISHED, nk.LIMIT, nk.PAUSED, nk.FULL)
+    indices = (native.NODES, native.GUESSES, native.BACKTRACKS, native.MAX_DEPTH)
+    indices += (native.HIDDEN, native.LOCKED, native.SAVED)
+    expected = (nk.NODES, nk.GUESSES, nk.BACKTRACKS, nk.MAX_DEPTH, nk.HIDDEN, nk.LOCKED, nk.SAVED)
+    assert indices == expected
 
 
 def test_conflicting_givens_found_by_the_kernel(backend: native.Native) -> None:

@@ -70,6 +70,8 @@ KEEP = 10
 PROBES_PER_CALL = 256
 #: The kernel's return codes (`native_kernel`'s, which needs numba to import).
 FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
+#: Where the kernel's state array keeps its counters (`native_kernel`'s indices).
+NODES, GUESSES, BACKTRACKS, MAX_DEPTH, HIDDEN, LOCKED, SAVED = 3, 4, 5, 6, 7, 8, 9
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -155,88 +157,152 @@ def _pad(rows: list[list[int]], fill: int) -> list[list[int]]:
 class Run:
     """One resumable search of one puzzle: the kernel's arrays and a loop around it.
 
-    The big array (a block of candidates per stack level) belongs to the shape and is reused
-    from run to run: a process searches one puzzle at a time.
+    The big arrays (a block of candidates per stack level, the rows for solutions) belong to
+    the shape and are reused from run to run: a process searches one puzzle at a time, and
+    `prepare`, `run` and `answer` of one solve follow each other. The givens and the state
+    are the run's own.
     """
 
+    __slots__ = ("band", "givens", "kernel", "shape", "sols", "space", "st")
+
     def __init__(self, puzzle: Grid, rows: int, band: bool = True) -> None:
-        self.puzzle = puzzle
-        nk, search, self._probes, np, self.tab, self.work, sols, solver = _space(puzzle.shape)
-        self.kernel = nk
+        shape = puzzle.shape
+        space = _last[1] if shape is _last[0] else _space_of(shape)
+        self.shape = shape
+        self.space = space
+        self.kernel = space.kernel
         # 9x9 searches with the band kernel (`native_band`) unless `band` is off; the
         # estimator's probes and every other shape use the general kernel.
-        self.band = band and solver is not None
-        self._search, self._table, self._work = (
-            solver if self.band else (search, self.tab.table, self.work)
-        )
-        self.givens = np.frombuffer(bytes(puzzle.cells), dtype=np.uint8)
-        self.st = np.zeros(nk.STATE_SIZE, dtype=np.int64)
-        self.sols = sols[:rows] if rows <= len(sols) else np.zeros((rows, len(self.givens)), "u1")
+        self.band = band and space.band is not None
+        self.givens = space.frombuffer(bytes(puzzle.cells), space.uint8)
+        self.st = space.state.copy()
+        views = space.views
+        self.sols = views[rows] if rows < len(views) else space.rows_of(rows)
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
-        return self._search(*self.kernel_arguments(limit, budget, drain))
+        return self.space.searches[self.band](*self.kernel_arguments(limit, budget, drain))
 
     def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
         """The arguments of `native_search.search` for this run."""
-        return (self._work, self._table, self.givens, self.st, self.sols, limit, budget, drain)
+        work, table = self.space.arrays[self.band]
+        return (work, table, self.givens, self.st, self.sols, limit, budget, drain)
+
+    @property
+    def tab(self) -> Tables:
+        """The general kernel's tables of the shape."""
+        return self.space.tab
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
-        self._probes(self.work, self.tab.table, self.givens, self.st, rng, acc, count)
+        work, table = self.space.arrays[False]
+        self.space.probes(work, table, self.givens, self.st, rng, acc, count)
 
     def take(self) -> list[Grid]:
         """The grids written since the last `take`, and room for more."""
-        saved = int(self.st[self.kernel.SAVED])
-        self.st[self.kernel.SAVED] = 0
-        shape = self.puzzle.shape
+        st = self.st
+        saved = int(st[SAVED])
+        if not saved:
+            return []
+        st[SAVED] = 0
+        shape = self.shape
         # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
+        if saved == 1:  # the common case (limit 1, or a unique puzzle): one row as bytes
+            return [Grid._unchecked(shape, tuple(self.sols[0].tobytes()))]
         return [Grid._unchecked(shape, tuple(row)) for row in self.sols[:saved].tolist()]
 
     def stats(self) -> dict[str, int | float]:
         """The kernel's counters under the contract's names."""
-        nk = self.kernel
         st = self.st.tolist()
         return {
-            "nodes": st[nk.NODES],
-            "guesses": st[nk.GUESSES],
-            "backtracks": st[nk.BACKTRACKS],
-            "max_depth": st[nk.MAX_DEPTH],
-            "hidden_singles": st[nk.HIDDEN],
-            "locked_eliminations": st[nk.LOCKED],
+            "nodes": st[NODES],
+            "guesses": st[GUESSES],
+            "backtracks": st[BACKTRACKS],
+            "max_depth": st[MAX_DEPTH],
+            "hidden_singles": st[HIDDEN],
+            "locked_eliminations": st[LOCKED],
         }
 
 
-@cache
-def _space(shape: Shape) -> tuple[Any, ...]:
-    """What a run of one shape needs: the kernel's constants module, its two entry points
-    (search, probes), numpy, the tables, the work array (stack and scratch) and rows for `ROWS`
-    solutions; one lookup per solve."""
-    import numpy as np
+class Space:
+    """What the runs of one shape share (`_space`): the kernel's constants module, numpy's
+    `frombuffer` and uint8 type, the general kernel's tables, a zeroed state to copy, for each
+    kernel (index `band`: False the general one, True the band one, or the general one again
+    when the shape has no band kernel) its entry and its (work, table) arrays, the probes'
+    entry, and the rows for `ROWS` solutions with a view of the first r rows for each r."""
 
-    from sudokubench.solvers import native_kernel
-    from sudokubench.solvers.native_estimate import probes
-    from sudokubench.solvers.native_search import search
-
-    tab = tables(shape)
-    work = np.zeros(tab.work_size, dtype=np.int64)
-    native_kernel.prime(tab.table, work)
-    solver = None
-    if shape.box_rows == shape.box_cols == 3:
-        from sudokubench.solvers import native_band
-
-        band_work = np.zeros(native_band.WORK_SIZE, dtype=np.int64)
-        solver = (native_band.search, native_band.band_tables(), band_work)
-    return (
-        native_kernel,
-        search,
-        probes,
-        np,
-        tab,
-        work,
-        np.zeros((ROWS, shape.cells), dtype=np.uint8),
-        solver,
+    __slots__ = (
+        "arrays",
+        "band",
+        "frombuffer",
+        "kernel",
+        "probes",
+        "rows",
+        "searches",
+        "state",
+        "tab",
+        "uint8",
+        "views",
     )
+
+    def __init__(self, shape: Shape) -> None:
+        import numpy as np
+
+        from sudokubench.solvers import native_kernel
+        from sudokubench.solvers.native_estimate import probes
+        from sudokubench.solvers.native_search import search
+
+        tab = tables(shape)
+        work = np.zeros(tab.work_size, dtype=np.int64)
+        native_kernel.prime(tab.table, work)
+        self.kernel = native_kernel
+        self.frombuffer = np.frombuffer
+        self.uint8 = np.dtype(np.uint8)
+        self.tab = tab
+        self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
+        self.probes = probes
+        self.band = None
+        general = (work, tab.table)
+        self.arrays = (general, general)
+        self.searches = (search, search)
+        if shape.box_rows == shape.box_cols == 3:
+            from sudokubench.solvers import native_band
+
+            self.band = (np.zeros(native_band.WORK_SIZE, dtype=np.int64), native_band.band_tables())
+            self.arrays = (general, self.band)
+            self.searches = (search, native_band.search)
+        self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
+        self.views = [self.rows[:r] for r in range(ROWS + 1)]
+
+    def rows_of(self, rows: int) -> Any:
+        """Rows of its own for more than `ROWS` solutions (`count_all` keeping many)."""
+        import numpy as np
+
+        return np.zeros((rows, self.rows.shape[1]), dtype=np.uint8)
+
+
+#: The shape of the last run and its `Space`: most processes solve one shape, and a Shape's
+#: hash (for `_space`'s cache) costs more than the identity check.
+_last: list[Any] = [None, None]
+
+
+def _space_of(shape: Shape) -> Space:
+    """`_space(shape)`, remembered as the last one."""
+    space = _space(shape)
+    _last[:] = shape, space
+    return space
+
+
+@cache
+def _space(shape: Shape) -> Space:
+    """What the runs of one shape share; `forget_spaces` empties this cache."""
+    return Space(shape)
+
+
+def forget_spaces() -> None:
+    """Drop every shape's arrays (after a change of `ROWS`), and the last one remembered."""
+    _space.cache_clear()
+    _last[:] = None, None
 
 
 @dataclass(frozen=True)
@@ -296,7 +362,7 @@ class Native(BaseBackend):
         conflicting givens itself as it places them (a few dozen nanoseconds, timed), while
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
-        run = Run(puzzle, min(limit, ROWS))
+        run = Run(puzzle, limit if limit < ROWS else ROWS)
         search = _kernel_entry(run.band)  # which compiles or loads the kernel first (`warm`)
         return run, limit, run.kernel_arguments(limit, BUDGET, True), search
 
@@ -326,18 +392,21 @@ class Native(BaseBackend):
         """Untimed: the rows the kernel wrote as grids, its counters as stats."""
         run = prepared[0]
         code, found = raw
-        found += run.take()
+        if found:
+            found += run.take()
+        else:  # the common case: every grid is still in the kernel's rows
+            found = run.take()
         if code >= PAUSED:
             status = Status.TIMEOUT
         else:
             status = Status.SOLVED if found else Status.UNSATISFIABLE
-        return SolveResult(
+        return SolveResult.checked(
             self.name,
             status,
             tuple(found),
             len(found),
             code == FINISHED,
-            stats=MappingProxyType(run.stats()),
+            MappingProxyType(run.stats()),
         )
 
     def count_all(
@@ -411,10 +480,11 @@ def _kernel_entry(band: bool = False) -> Any:
     warm()
     run = Run(Grid.empty(Shape(3, 3) if band else Shape(2, 2)), 1)
     arguments = run.kernel_arguments(1, BUDGET, True)
+    search = run.space.searches[run.band]
     try:
-        return run._search.overloads[tuple(map(numba.typeof, arguments))].entry_point
+        return search.overloads[tuple(map(numba.typeof, arguments))].entry_point
     except (AttributeError, KeyError):
-        return run._search
+        return search
 
 
 @cache
