@@ -227,7 +227,7 @@ class Tracker:
         if not self.resumed:
             self.tally.register(i, puzzle)
         first = i * self.per_puzzle
-        puzzle_id, text, box = puzzle[0], puzzle[3], puzzle[4]
+        puzzle_id, text, box = puzzle.puzzle_id, puzzle.puzzle, puzzle.box
         limit, timeout = self.args.limit, self.args.timeout
         self.open[i] = _Open(puzzle, [], self.per_puzzle)
         return [

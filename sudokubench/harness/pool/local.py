@@ -354,8 +354,8 @@ class LocalPool:
             backend, queue = None, None  # the last task's, which the next one usually shares
             for task in itertools.islice(source, wanted):
                 taken += 1
-                if task[4] != backend or queue is None:
-                    backend = task[4]
+                if task.backend != backend or queue is None:
+                    backend = task.backend
                     lane = lanes.get(backend, "")
                     if lane == "":
                         lane = lanes[backend] = None if trusted(backend) else backend
