@@ -402,3 +402,36 @@ def test_compare_solves_with_the_kernel_its_workers_load(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)["summary"]["native"]
     assert (summary["solved"], summary["wrong"], summary["error"]) == (50, 0, 0)
+
+
+def test_two_threads_solving_at_once_keep_their_own_answers(backend: native.Native) -> None:
+    """Each thread searches in arrays of its own: two threads solving different puzzles at
+    the same time (the interpreter switching between them every microsecond, so one's
+    search runs between the other's call and its answer) each get their own puzzle's
+    solution, never the other's."""
+    import threading
+
+    sets = [
+        [r.puzzle for r in collection("top95", 40)],
+        [r.puzzle for r in collection("17clue", 400)],
+    ]
+    wrong: list[str] = []
+
+    def solve_all(puzzles: list[Grid]) -> None:
+        for _ in range(3):
+            for puzzle in puzzles:
+                result = backend.solve(puzzle, limit=2)
+                if result.count != 1 or not is_solution(result.solutions[0], puzzle):
+                    wrong.append(str(puzzle))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=solve_all, args=(s,)) for s in sets]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong, f"{len(wrong)} wrong answers, e.g. {wrong[0]}"

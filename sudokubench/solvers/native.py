@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -158,16 +159,17 @@ class Run:
     """One resumable search of one puzzle: the kernel's arrays and a loop around it.
 
     The big arrays (a block of candidates per stack level, the rows for solutions) belong to
-    the shape and are reused from run to run: a process searches one puzzle at a time, and
-    `prepare`, `run` and `answer` of one solve follow each other. The givens and the state
-    are the run's own.
+    the shape and the thread and are reused from run to run: a thread searches one puzzle at
+    a time, and `prepare`, `run` and `answer` of one solve follow each other. The givens and
+    the state are the run's own.
     """
 
     __slots__ = ("band", "givens", "kernel", "shape", "sols", "space", "st")
 
     def __init__(self, puzzle: Grid, rows: int, band: bool = True) -> None:
         shape = puzzle.shape
-        space = _last[1] if shape is _last[0] else _space_of(shape)
+        last = _local.__dict__.get("last")
+        space = last[1] if last is not None and last[0] is shape else _space_of(shape)
         self.shape = shape
         self.space = space
         self.kernel = space.kernel
@@ -281,28 +283,28 @@ class Space:
         return np.zeros((rows, self.rows.shape[1]), dtype=np.uint8)
 
 
-#: The shape of the last run and its `Space`: most processes solve one shape, and a Shape's
-#: hash (for `_space`'s cache) costs more than the identity check.
-_last: list[Any] = [None, None]
+#: Each thread's `Space`s by shape (`spaces`) and the shape of its last run with its Space
+#: (`last`: most threads solve one shape, and a Shape's hash costs more than the identity
+#: check). A thread's own: two threads solving at once would otherwise write each other's
+#: candidates and solutions (a search may pause and resume, and its answer is read after the
+#: kernel returns, both places where the interpreter switches threads).
+_local = threading.local()
 
 
 def _space_of(shape: Shape) -> Space:
-    """`_space(shape)`, remembered as the last one."""
-    space = _space(shape)
-    _last[:] = shape, space
+    """This thread's Space of `shape` (made on its first use), remembered as the last one."""
+    spaces = _local.__dict__.setdefault("spaces", {})
+    space = spaces.get(shape)
+    if space is None:
+        space = spaces[shape] = Space(shape)
+    _local.last = shape, space
     return space
 
 
-@cache
-def _space(shape: Shape) -> Space:
-    """What the runs of one shape share; `forget_spaces` empties this cache."""
-    return Space(shape)
-
-
 def forget_spaces() -> None:
-    """Drop every shape's arrays (after a change of `ROWS`), and the last one remembered."""
-    _space.cache_clear()
-    _last[:] = None, None
+    """Drop this thread's arrays of every shape (after a change of `ROWS`), and the last one
+    remembered."""
+    _local.__dict__.clear()
 
 
 @dataclass(frozen=True)
@@ -505,7 +507,7 @@ def warm() -> float:
     run.step(sys.maxsize, BUDGET, False)
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
     Run(Grid.empty(Shape(3, 3)), 1).step(1, BUDGET, True)  # the 9x9 band kernel
-    _space(Shape(4, 4))
+    _space_of(Shape(4, 4))
     return time.perf_counter() - start
 
 
