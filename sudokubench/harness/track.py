@@ -28,7 +28,7 @@ from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.startup import Startup
-from sudokubench.harness.stats import FINISHED, limited_status
+from sudokubench.harness.stats import limited_status
 from sudokubench.harness.store import Store
 from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
 
@@ -45,9 +45,9 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
     only then). An answer that came after the limit is stored as TIMEOUT with its raw time
     and its answer (`stats.limited_status`)."""
     task = outcome.task
-    status, message = outcome.status, outcome.message
-    if outcome.wall_s > task.timeout and status in FINISHED:  # (`limited_status`, inline)
-        status = limited_status(status, outcome.wall_s, task.timeout)
+    status = limited_status(outcome.status, outcome.wall_s, task.timeout)
+    message = outcome.message
+    if status != outcome.status:
         message = f"answered after {outcome.wall_s:.3g} s, over the {task.timeout:g} s limit"
     if outcome.checked:
         verdict, problem, solutions = outcome.verdict, outcome.problem, outcome.solutions
