@@ -37,7 +37,9 @@ clear the cache as that module's docstring says.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from sudokubench.solvers.native_kernel import (
     ADVANCE,
@@ -127,23 +129,44 @@ def band_tables() -> np.ndarray:
     return t
 
 
+@intrinsic
+def _count_ones(typingctx, m):
+    """The number of set bits of the int64 `m`: LLVM's ctpop, one instruction (popcnt) where
+    the CPU has it, where the arithmetic popcount takes a dozen operations and a multiply."""
+    if not isinstance(m, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.ctpop(value)
+
+    return types.int64(m), codegen
+
+
+@intrinsic
+def _trailing_zeros(typingctx, m):
+    """The number of zero bits below the lowest set bit of the int64 `m` (not 0): LLVM's cttz,
+    one instruction (tzcnt or bsf)."""
+    if not isinstance(m, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(m), codegen
+
+
 @njit(cache=True, inline="always")
 def low_index(bit: int) -> int:
     """The index of the single set bit of `bit` (below 2**27)."""
-    m = bit - 1
-    m = m - ((m >> 1) & 0x55555555)
-    m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
-    m = (m + (m >> 4)) & 0x0F0F0F0F
-    return (m * 0x01010101 & 0xFFFFFFFF) >> 24
+    return _trailing_zeros(bit)
 
 
 @njit(cache=True, inline="always")
 def bits27(m: int) -> int:
     """The number of set bits of `m` (below 2**32)."""
-    m = m - ((m >> 1) & 0x55555555)
-    m = (m & 0x33333333) + ((m >> 2) & 0x33333333)
-    m = (m + (m >> 4)) & 0x0F0F0F0F
-    return (m * 0x01010101 & 0xFFFFFFFF) >> 24
+    return _count_ones(m)
 
 
 @njit(cache=True, inline="always")
