@@ -66,6 +66,10 @@ BLOCK = 32
 #: Stack levels: one per placed guess at most, and the root.
 LEVELS = 82
 BAND = (1 << 27) - 1
+#: A row's 9 bits times this: the same columns in all three rows of a band (`columns`).
+COLUMN_SPREAD = 1 | 1 << 9 | 1 << 18
+#: The cells of the first box of a band; the second and third are this shifted by 3 and 6.
+BOX0 = 7 * COLUMN_SPREAD
 
 # Offsets of the tables in the flat `table` array (`band_tables`).
 T_TRIADS = 0  # 512: a row's 9 bits -> its three triads present (3 bits)
@@ -170,6 +174,18 @@ def bits27(m: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def columns(v: int) -> int:
+    """The cells of the columns in the 9-bit set `v`, in a band (27 bits): one multiply."""
+    return v * COLUMN_SPREAD
+
+
+@njit(cache=True, inline="always")
+def single(m: int) -> int:
+    """`m` when it holds exactly one bit, else 0."""
+    return m if bits27(m) == 1 else 0
+
+
+@njit(cache=True, inline="always")
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set."""
     nbit = ~bit
@@ -181,7 +197,7 @@ def place(f, o, t, d, b, bit, dirty) -> int:
             dirty |= 1 << (3 * e + b)
     p = low_index(bit)
     f[o + 3 * d + b] &= ~t[T_ROWBOX + p]
-    col = ~t[T_COLS + (1 << (p % 9))]
+    col = ~columns(1 << (p % 9))
     for ob in range(3):
         if ob != b:
             f[o + 3 * d + ob] &= col
@@ -231,9 +247,9 @@ def digit(f, o, t, d, bands, st) -> int:
     lock2 = t[T_LOCK + p2]
     again = 0
     if (lock0 & (p1 | p2)) | (lock1 & (p0 | p2)) | (lock2 & (p0 | p1)):
-        x0 &= ~t[T_COLS + (lock1 | lock2)]
-        x1 &= ~t[T_COLS + (lock0 | lock2)]
-        x2 &= ~t[T_COLS + (lock0 | lock1)]
+        x0 &= ~columns(lock1 | lock2)
+        x1 &= ~columns(lock0 | lock2)
+        x2 &= ~columns(lock0 | lock1)
         again = 7
         p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
         p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
@@ -256,7 +272,7 @@ def digit(f, o, t, d, bands, st) -> int:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's one cell; a row's or a box's (its only triad, with one cell).
+    # Singles: a column's, a row's or a box's one cell (popcounts, no table).
     once = x0 & 511
     v = (x0 >> 9) & 511
     twice = once & v
@@ -282,19 +298,15 @@ def digit(f, o, t, d, bands, st) -> int:
     v = x2 >> 18
     twice |= once & v
     once |= v
-    colone = t[T_COLS + (once & ~twice)]
+    colone = columns(once & ~twice)
     dirty = again << 3 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
         x = f[base + b]
         solo = x & colone
-        if rowbox >> b & 1:
-            lo = x & 511
-            mid = (x >> 9) & 511
-            hi = x >> 18
-            tri = t[T_TRIADS + lo] | t[T_TRIADS + mid] << 3 | t[T_TRIADS + hi] << 6
-            one = t[T_SOLO + lo] | t[T_SOLO + mid] << 9 | t[T_SOLO + hi] << 18
-            solo |= x & one & t[T_TCELLS + t[T_FORCED + tri]]
+        if rowbox >> b & 1:  # a row or a box with one cell left
+            solo |= single(x & 511) | single(x & 511 << 9) | single(x & 511 << 18)
+            solo |= single(x & BOX0) | single(x & BOX0 << 3) | single(x & BOX0 << 6)
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
