@@ -357,30 +357,46 @@ def settle(f, o, t, dirty, st) -> int:
 
 
 @njit(cache=True, inline="always")
+def bivalue(f, o, b) -> int:
+    """The open cells of band b (block at offset o) with two candidates or fewer."""
+    once = 0
+    twice = 0
+    thrice = 0
+    for d in range(9):
+        m = f[o + 3 * d + b]
+        thrice |= twice & m
+        twice |= once & m
+        once |= m
+    return f[o + 27 + b] & ~thrice
+
+
+@njit(cache=True, inline="always")
+def spread(t, m) -> int:
+    """The cells of the 27-bit `m` counted by column: 4 bits a column (at most 9 each)."""
+    return t[T_SPREAD + (m & 511)] + t[T_SPREAD + ((m >> 9) & 511)] + t[T_SPREAD + (m >> 18)]
+
+
+@njit(cache=True, inline="always")
 def branch(f, o, t) -> int:
     """The cell to branch on (27b + p): among the cells with two candidates (else with the
-    fewest), the one whose row, column and box have the most open cells."""
+    fewest), the one with the best score 3 x (open cells in its row, column and box) + 2 x
+    (cells with two candidates there): the first favours a busy region, the second a cell
+    whose branches each leave peers with one candidate (top1465 at limit 2: 20.9 digits tried
+    a puzzle against 22.2 with the first term alone, top95 18.9 against 24.0)."""
     best = -1
     fewest = 10
     score = -1
-    colpack = 0  # the open cells of each column, 4 bits a column
-    for b in range(3):
-        u = f[o + 27 + b]
-        colpack += t[T_SPREAD + (u & 511)] + t[T_SPREAD + ((u >> 9) & 511)]
-        colpack += t[T_SPREAD + (u >> 18)]
+    two0 = bivalue(f, o, 0)
+    two1 = bivalue(f, o, 1)
+    two2 = bivalue(f, o, 2)
+    colpack = spread(t, f[o + 27]) + spread(t, f[o + 28]) + spread(t, f[o + 29])
+    twopack = spread(t, two0) + spread(t, two1) + spread(t, two2)
     for b in range(3):
         unplaced = f[o + 27 + b]
         if unplaced == 0:
             continue
-        once = 0
-        twice = 0
-        thrice = 0
-        for d in range(9):
-            m = f[o + 3 * d + b]
-            thrice |= twice & m
-            twice |= once & m
-            once |= m
-        two = unplaced & ~thrice
+        twos = two0 if b == 0 else (two1 if b == 1 else two2)
+        two = twos
         if two:
             if fewest > 2:
                 fewest = 2
@@ -389,7 +405,11 @@ def branch(f, o, t) -> int:
                 bit = two & -two
                 two ^= bit
                 p = low_index(bit)
-                here = bits27(unplaced & t[T_ROWBOX + p]) + ((colpack >> 4 * (p % 9)) & 15)
+                peers = t[T_ROWBOX + p]
+                column = 4 * (p % 9)
+                busy = bits27(unplaced & peers) + ((colpack >> column) & 15)
+                pairs = bits27(twos & peers) + ((twopack >> column) & 15)
+                here = 3 * busy + 2 * pairs
                 if here > score:
                     score = here
                     best = 27 * b + p
