@@ -405,13 +405,17 @@ def branch(f, o, t) -> int:
                 peers = t[T_ROWBOX + p]
                 busy = bits27(unplaced & peers) + ((colpack >> 4 * (p % 9)) & 15)
                 column = columns(1 << (p % 9))
-                shared = 0
+                held = 0  # the cell's two digits, found without a branch a digit
                 for d in range(9):
-                    if f[o + 3 * d + b] & bit:
-                        shared += bits27(f[o + 3 * d + b] & twos & peers)
-                        shared += bits27(f[o + 3 * d] & two0 & column)
-                        shared += bits27(f[o + 3 * d + 1] & two1 & column)
-                        shared += bits27(f[o + 3 * d + 2] & two2 & column)
+                    held |= ((f[o + 3 * d + b] >> p) & 1) << d
+                shared = 0
+                while held:  # twice
+                    d = low_index(held)
+                    held &= held - 1
+                    shared += bits27(f[o + 3 * d + b] & twos & peers)
+                    shared += bits27(f[o + 3 * d] & two0 & column)
+                    shared += bits27(f[o + 3 * d + 1] & two1 & column)
+                    shared += bits27(f[o + 3 * d + 2] & two2 & column)
                 here = 3 * busy + 4 * shared
                 if here > score:
                     score = here
