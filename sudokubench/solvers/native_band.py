@@ -388,6 +388,7 @@ def branch(f, o, t) -> int:
     two1 = bivalue(f, o, 1)
     two2 = bivalue(f, o, 2)
     colpack = spread(t, f[o + 27]) + spread(t, f[o + 28]) + spread(t, f[o + 29])
+    twopack = spread(t, two0) + spread(t, two1) + spread(t, two2)
     for b in range(3):
         unplaced = f[o + 27 + b]
         if unplaced == 0:
@@ -404,6 +405,12 @@ def branch(f, o, t) -> int:
                 p = low_index(bit)
                 peers = t[T_ROWBOX + p]
                 busy = bits27(unplaced & peers) + ((colpack >> 4 * (p % 9)) & 15)
+                # Each two-candidate peer counts at most twice in `shared` (the column's
+                # count includes the cell itself): a cell that cannot beat the best so far
+                # is passed over without finding its digits (the same choice, cheaper).
+                pairs = bits27(twos & peers) + ((twopack >> 4 * (p % 9)) & 15)
+                if 3 * busy + 8 * pairs <= score:
+                    continue
                 column = columns(1 << (p % 9))
                 held = 0  # the cell's two digits, found without a branch a digit
                 for d in range(9):
