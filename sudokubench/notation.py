@@ -35,6 +35,7 @@ __all__ = [
     "is_skipped",
     "parse_cells",
     "plain_line",
+    "plain_line_bytes",
     "row_cells",
 ]
 
@@ -184,6 +185,13 @@ def plain_line(text: str, shape: Shape | None) -> Cells | None:
 
     None for anything else, including a bad plain line: the general path explains the error.
     """
+    read = plain_line_bytes(text, shape)
+    return None if read is None else (read[0], tuple(read[1]))  # ints from bytes: 0..N
+
+
+def plain_line_bytes(text: str, shape: Shape | None) -> tuple[Shape, bytes] | None:
+    """`plain_line` with the cells as bytes, one per cell (each 0..N): what
+    `Grid._from_bytes` takes."""
     try:  # every character to its digit in C: others become 127 or more, or fail to encode
         raw = text.translate(_LINE_DIGITS).encode("latin-1")
     except UnicodeEncodeError:
@@ -195,7 +203,7 @@ def plain_line(text: str, shape: Shape | None) -> Cells | None:
             return None
     if len(raw) != shape.cells or raw.translate(None, _UP_TO[shape.n]):
         return None  # (a byte left after deleting 0..N is not a digit of this shape)
-    return shape, tuple(raw)  # ints from bytes: 0..N, as many as the shape has
+    return shape, raw  # 0..N, as many as the shape has
 
 
 def parse_cells(text: str, shape: Shape | None = None, *, where: str = "") -> Cells:
