@@ -73,6 +73,8 @@ PROBES_PER_CALL = 256
 FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
 #: Where the kernel's state array keeps its counters (`native_kernel`'s indices).
 NODES, GUESSES, BACKTRACKS, MAX_DEPTH, HIDDEN, LOCKED, SAVED = 3, 4, 5, 6, 7, 8, 9
+#: The statuses `answer` gives, as globals (an enum's attribute costs several times a global's).
+_SOLVED, _UNSATISFIABLE, _TIMEOUT = Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -412,10 +414,7 @@ class Native(BaseBackend):
             found += run.grids(st[SAVED])
         else:  # the common case: every grid is still in the kernel's rows
             found = run.grids(st[SAVED])
-        if code >= PAUSED:
-            status = Status.TIMEOUT
-        else:
-            status = Status.SOLVED if found else Status.UNSATISFIABLE
+        status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
         return SolveResult.checked(
             self.name,
             status,

@@ -164,8 +164,10 @@ def _checked(solved: Solved) -> Outcome:
     # side in the workers instead of one after another in the parent.
     try:
         # The rule's times (`stamp`): a plain SolveResult that reports no times of its own
-        # (sudokubench's backends) is read as it is, without the copy `stamp` makes.
-        result = answer if _unstamped(answer) else stamp(timed)
+        # (sudokubench's backends) is read as it is, without the copy `stamp` makes, which
+        # would only change its `encode_s` and `solve_s` (the outcome takes them from `timed`).
+        unstamped = type(answer) is SolveResult and not (answer.encode_s or answer.solve_s)
+        result = answer if unstamped else stamp(timed)
         voice = check_result(task.backend, puzzle, result, task.limit)
     except Exception as exc:  # a malformed result (e.g. a count that is not an int)
         return failed(task, Status.ERROR, f"cannot check the result: {describe_exception(exc)}")
@@ -215,12 +217,6 @@ def _to_microseconds(seconds: float) -> float:
     the exact decimal of the float, this the float times a million; the two can differ only
     where that product lies within a float's error of a half, by one microsecond)."""
     return round(seconds * 1e6) / 1e6
-
-
-def _unstamped(answer: SolveResult) -> bool:
-    """Whether `stamp` would only change the answer's `encode_s` and `solve_s`: a plain
-    SolveResult whose backend reported neither time (`stamp` then keeps none in stats)."""
-    return type(answer) is SolveResult and not (answer.encode_s or answer.solve_s)
 
 
 def _watch(lifeline: Connection) -> None:
