@@ -536,7 +536,8 @@ def timed_call(
     ValueError for a bad `limit` or `timeout`. A phased backend's exception is an ERROR answer;
     a solve-only backend's propagates, as its own `solve` would raise it.
     """
-    check_arguments(limit, timeout)
+    if not (type(limit) is int and limit >= 1 and (timeout is None or timeout >= 0)):
+        check_arguments(limit, timeout)  # (which names the bad one; the test above is inline)
     perf_counter = time.perf_counter
     process_time = time.process_time if cpu else _no_clock
     wait = waited or _no_wait
