@@ -264,6 +264,19 @@ def _lane_check(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
     return tuple(groups)
 
 
+def _lanes_of(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
+    """`_lane_check(shape)`, remembered with its shape as `_last_lanes`."""
+    global _last_lanes
+    lanes = _lane_check(shape)
+    _last_lanes = (shape, lanes)
+    return lanes
+
+
+#: The last shape `_valid_line` checked and its lanes: most checks are of one shape, and the
+#: identity test costs a fraction of the Python-level hash of a Shape that `_lane_check`'s
+#: cache computes (about 2,000 instructions an answer, callgrind).
+_last_lanes: tuple[Shape | None, tuple[tuple[int, int, bytes], ...]] = (None, ())
+
 #: `bytes.translate` table: 0 stays 0, any other byte becomes 255 (a mask of the givens).
 _GIVEN_MASK = bytes([0] + [255] * 255)
 
@@ -285,7 +298,9 @@ def _valid_line(line: bytes, givens: bytes, shape: Shape) -> bool:
     if 0 in line:
         return False
     if shape.n <= 16:
-        for copies, offsets, keys in _lane_check(shape):
+        last = _last_lanes
+        lanes = last[1] if last[0] is shape else _lanes_of(shape)
+        for copies, offsets, keys in lanes:
             digits = int.from_bytes(line * copies if copies > 1 else line) + offsets
             if keys.translate(None, digits.to_bytes(len(keys))):
                 return False
