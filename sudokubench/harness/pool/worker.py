@@ -293,8 +293,8 @@ def _collect_less_often() -> None:
     (700) the young collections run every few dozen tasks and walk the held ones, again at
     each of them until they are promoted: about 15,000 of a task's 250,000 instructions
     (callgrind, `native` on 17clue). A task's objects are freed by their counts, in no cycle;
-    a plug-in that makes cycles still has them collected, after 70,000 containers instead of
-    700 (a few MB).
+    a plug-in that makes cycles still has them collected, once 70,000 containers more than
+    were freed have been made instead of 700.
     """
     first, *rest = gc.get_threshold()
     if first:  # 0 means no automatic collection at all: leave it so
