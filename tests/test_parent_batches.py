@@ -4,6 +4,7 @@ the same rows and the same report as one at a time."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from support import TELEGRAM, collection
@@ -57,7 +58,8 @@ def test_a_run_stores_the_same_rows_and_makes_the_report_the_database_makes(tmp_
 def test_add_agreed_is_add_with_the_verdict_cross_check_gives():
     with LocalPool(jobs=1) as pool:
         outcomes = sorted(pool.run(iter(tasks(PUZZLES[:10]))), key=lambda o: o.task.task_id)
-    short, long = Tally(("fast",), 10), Tally(("fast",), 10)
+    short, long, many = Tally(("fast",), 10), Tally(("fast",), 10), Tally(("fast",), 10)
+    agreed = []
     for i, outcome in enumerate(outcomes):
         puzzle = PuzzleRow(outcome.task.puzzle_id, i, "t", outcome.task.puzzle)
         row = to_row(outcome, None)
@@ -66,8 +68,27 @@ def test_add_agreed_is_add_with_the_verdict_cross_check_gives():
         assert verdict.agreed and not verdict.problems
         short.register(i, puzzle)
         long.register(i, puzzle)
+        many.register(i, puzzle)
         short.add_agreed(i, row)
         long.add(i, puzzle, [row], verdict)
+        agreed.append((i, row))
+    many.add_agreed_many(agreed)
+    for tally in (short, many):
+        column, other = tally.columns["fast"], long.columns["fast"]
+        assert list(column.effort) == list(other.effort) and not math.isnan(column.effort[0])
+        assert list(column.effort_kind) == list(other.effort_kind)
+        assert (tally.cpu_s, tally.cpu_wall_s, tally.wait_s, tally.wait_wall_s) == (
+            long.cpu_s,
+            long.cpu_wall_s,
+            long.wait_s,
+            long.wait_wall_s,
+        )
+        assert tally.cpu_s > 0 and tally.stored == 10
+        assert (tally.hosts, tally.peak_memory, tally.errors) == (
+            long.hosts,
+            long.peak_memory,
+            long.errors,
+        )
     column, other = short.columns["fast"], long.columns["fast"]
     assert column.status == other.status and list(column.time) == list(other.time)
     assert (short.checked, short.disputed, short.stored) == (long.checked, long.disputed, 10)
