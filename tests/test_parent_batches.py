@@ -4,18 +4,22 @@ the same rows and the same report as one at a time."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
+import pytest
 from support import TELEGRAM, collection
 
 from sudokubench.backend import Status
 from sudokubench.harness import CompareArgs, compare
-from sudokubench.harness.pool import LocalPool, Task
+from sudokubench.harness.pool import LocalPool, Task, failed
+from sudokubench.harness.pool.wire import ProtocolError, from_wire, stored_texts, to_wire
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report import build_report, render
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.store import Store
+from sudokubench.harness.store_write import task_to_sql
 from sudokubench.harness.track import _agreed_alone, to_row
 from sudokubench.harness.verify import cross_check
 
@@ -104,3 +108,38 @@ def test_an_answer_of_the_input_to_meet_is_cross_checked_in_full():
     with LocalPool(jobs=1) as pool:
         (outcome,) = pool.run(iter(tasks([TELEGRAM])))
     assert not _agreed_alone(puzzle, to_row(outcome, None))
+
+
+def test_the_texts_a_worker_sends_are_what_the_parent_would_store(tmp_path):
+    path = write(tmp_path / "p.txt", [*PUZZLES[:10], TELEGRAM])
+    db = tmp_path / "r.sqlite"
+    with LocalPool(jobs=1) as pool:
+        outcomes = list(pool.run(iter(tasks(PUZZLES[:3]))))
+    assert all(o.texts is not None for o in outcomes)  # (sent by the worker)
+    for outcome in outcomes:
+        row = to_row(outcome, None)
+        assert task_to_sql(1, row, outcome.texts) == task_to_sql(1, row)
+        assert json.loads(outcome.texts[0]) == list(row.solutions)
+        assert json.loads(outcome.texts[1]) == row.stats and "cpu_s" in row.stats
+    report = compare(CompareArgs(files=(str(path),), backends=("fast", "dlx")), db=db)
+    with Store(db, create=False) as store:
+        stored = store.db.execute(
+            "SELECT task_id, solutions, stats FROM tasks WHERE run_id = ? ORDER BY task_id",
+            (report.run.id,),
+        ).fetchall()
+        rows = sorted(store.tasks(report.run.id), key=lambda r: r.task_id)
+    assert len(stored) == len(rows) == 22
+    for (task_id, solutions, stats), row in zip(stored, rows, strict=True):
+        assert task_id == row.task_id
+        assert (solutions, stats) == task_to_sql(report.run.id, row)[11:16:4]
+
+
+def test_from_wire_takes_an_outcome_with_or_without_its_texts_and_nothing_else():
+    (task,) = tasks([TELEGRAM])
+    outcome = failed(task, Status.ERROR, "why")
+    assert from_wire(task, to_wire(outcome)).texts is None
+    sent = to_wire(outcome, True)
+    assert from_wire(task, sent).texts == ("[]", "{}") == stored_texts(outcome)
+    for bad in ((*sent[:-1], 7), (*sent, "x"), sent[:-1]):
+        with pytest.raises(ProtocolError):
+            from_wire(task, bad)

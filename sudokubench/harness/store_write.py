@@ -30,6 +30,7 @@ __all__ = [
     "VALUES_PER_INSERT",
     "TaskWriter",
     "insert_rows",
+    "solutions_json",
     "stats_json",
     "task_to_sql",
 ]
@@ -76,9 +77,11 @@ def stats_json(stats: Mapping[str, Any]) -> str:
     return "".join(_STATS_ENCODER(stats, 0))
 
 
-def task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
+def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
-    the solutions and stats as JSON text, the two flags as the integers SQLite stores.
+    the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
+    own made of this row's solutions and stats, `wire.to_wire`), the two flags as the
+    integers SQLite stores.
 
     (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
     any other value, a bool included: a failed attribute lookup on a type, whose error text
@@ -91,11 +94,12 @@ def task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
         exhaustive, solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid,
         problem, host, peak_memory_bytes,
     ) = row  # fmt: skip
+    if texts is None:
+        texts = (solutions_json(solutions, valid), stats_json(stats))
     return (
         run_id, task_id, puzzle_id, puzzle, backend, limit, timeout, sample, str(status),
-        count, 1 if exhaustive else 0, _solutions_json(solutions, valid), encode_s, solve_s,
-        wall_s, stats_json(stats), message, verdict, 1 if valid else 0, problem, host,
-        peak_memory_bytes,
+        count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1], message,
+        verdict, 1 if valid else 0, problem, host, peak_memory_bytes,
     )  # fmt: skip
 
 
@@ -108,7 +112,7 @@ _ROW_ORDER = (
 assert TaskRow._fields == _ROW_ORDER, "task_to_sql's order is TaskRow's"
 
 
-def _solutions_json(solutions: tuple[str, ...], valid: bool) -> str:
+def solutions_json(solutions: tuple[str, ...], valid: bool) -> str:
     """`json.dumps(list(solutions))`, built directly for checked solutions: those are lines
     of grid symbols, which JSON needs no escapes for (anything else goes through `json`)."""
     if not solutions:
@@ -203,10 +207,17 @@ class TaskWriter:
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
             self.flush()
 
-    def add_many(self, rows: Iterable[TaskRow]) -> None:
-        """Queue rows; commits when the batch is full or old enough."""
+    def add_many(
+        self, rows: Sequence[TaskRow], texts: Sequence[tuple[str, str] | None] | None = None
+    ) -> None:
+        """Queue rows (with `texts`, each row's solutions and stats as JSON text, or None
+        where they are to be made here: `task_to_sql`); commits when the batch is full or
+        old enough."""
         run_id = self.run_id
-        values = [task_to_sql(run_id, row) for row in rows]
+        if texts is None:
+            values = [task_to_sql(run_id, row) for row in rows]
+        else:
+            values = [task_to_sql(run_id, row, text) for row, text in zip(rows, texts, strict=True)]
         with self.lock:
             self.pending.extend(values)
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
