@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from sudokubench.harness.pool import LocalPool, Task, failed
 from sudokubench.harness.pool.wire import ProtocolError, from_wire, stored_texts, to_wire
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report import build_report, render
+from sudokubench.harness.report.columns import BLAMED, CODE, DISAGREES, DISPUTED, Acc, Column
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.store import Store
 from sudokubench.harness.store_write import task_to_sql
@@ -143,3 +145,36 @@ def test_from_wire_takes_an_outcome_with_or_without_its_texts_and_nothing_else()
     for bad in ((*sent[:-1], 7), (*sent, "x"), sent[:-1]):
         with pytest.raises(ProtocolError):
             from_wire(task, bad)
+
+
+def test_acc_add_many_is_add_in_turn():
+    """The report's one loop over a backend's pairs gathers what `Acc.add` gathers."""
+    n = 12
+    column, base = Column(n), Column(n)
+    statuses = [Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT, Status.ERROR]
+    for i in range(n):
+        if i == 5:
+            continue  # no pair
+        column.status[i] = CODE[statuses[i % 4]]
+        base.status[i] = CODE[Status.SOLVED]
+        base.time[i] = 0.5 + i
+        if i % 4 < 2 and i != 9:  # finished, but 9 has no time
+            column.time[i] = 0.25 * (i + 1)
+        if i % 3 == 0:
+            column.put_effort(i, ("guesses" if i != 6 else "nodes", float(i)))
+    column.flags[1] = BLAMED
+    column.flags[4] = DISAGREES | DISPUTED
+    column.flags[8] = DISAGREES
+    column.spread = array("d", [float("nan")] * n)
+    column.spread[4], column.spread[8] = 0.3, 0.1
+    one, many = Acc(), Acc()
+    paired = [i for i in range(n) if column.has(i)]
+    for i in paired:
+        one.add(column, base, i)
+    many.add_many(column, base, paired)
+    fields = ("pairs", "by_status", "wrong", "disagree", "effort_kind")
+    assert [getattr(many, f) for f in fields] == [getattr(one, f) for f in fields]
+    for f in ("times", "efforts", "spreads", "logs"):
+        assert list(getattr(many, f)) == list(getattr(one, f))
+    assert one.wrong == 2 and one.disagree == 2 and len(one.times) == 2 and len(one.logs) == 2
+    assert list(one.spreads) == [0.1] and one.by_status[CODE[Status.TIMEOUT]] == 3

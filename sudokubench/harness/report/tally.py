@@ -426,11 +426,10 @@ class Tally:
             column = columns.get(name, empty)
             accs = [Acc() for _ in range(groups + 1)]
             ratio_base = None if name == baseline else base
-            for i in range(len(column.status)):
-                if column.status[i] == NO_PAIR:
-                    continue
-                accs[0].add(column, ratio_base, i)
-                if per_collection:
+            paired = [i for i, code in enumerate(column.status) if code != NO_PAIR]
+            accs[0].add_many(column, ratio_base, paired)  # (each pair in turn, in one loop)
+            if per_collection:
+                for i in paired:
                     accs[1 + self.collection_code(i)].add(column, ratio_base, i)
             made = [
                 acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
