@@ -131,6 +131,12 @@ def test_the_texts_a_worker_sends_are_what_the_parent_would_store(tmp_path):
         ).fetchall()
         rows = sorted(store.tasks(report.run.id), key=lambda r: r.task_id)
     assert len(stored) == len(rows) == 22
+    with Store(db, create=False) as store:  # (None bound through its adapter: still NULL)
+        nulls = store.db.execute(
+            "SELECT (SELECT COUNT(*) FROM tasks WHERE problem IS NULL), "
+            "(SELECT COUNT(*) FROM puzzles WHERE box IS NULL AND expected_count IS NULL)"
+        ).fetchone()
+    assert nulls == (22, 11)
     for (task_id, solutions, stats), row in zip(stored, rows, strict=True):
         assert task_id == row.task_id
         assert (solutions, stats) == task_to_sql(report.run.id, row)[11:16:4]
