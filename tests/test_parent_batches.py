@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,13 @@ from support import TELEGRAM, collection
 from sudokubench.backend import Status
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import LocalPool, Task, failed
-from sudokubench.harness.pool.wire import ProtocolError, from_wire, stored_texts, to_wire
+from sudokubench.harness.pool.wire import (
+    ProtocolError,
+    from_wire,
+    stored_texts,
+    take_outcomes,
+    to_wire,
+)
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report import build_report, render
 from sudokubench.harness.report.columns import BLAMED, CODE, DISAGREES, DISPUTED, Acc, Column
@@ -184,3 +191,22 @@ def test_acc_add_many_is_add_in_turn():
         assert list(getattr(many, f)) == list(getattr(one, f))
     assert one.wrong == 2 and one.disagree == 2 and len(one.times) == 2 and len(one.logs) == 2
     assert list(one.spreads) == [0.1] and one.by_status[CODE[Status.TIMEOUT]] == 3
+
+
+def test_take_outcomes_is_from_wire_in_turn_and_stops_at_a_bad_one():
+    planned = tasks([TELEGRAM] * 5)
+    sent = [failed(t, Status.ERROR, f"why {t.task_id}") for t in planned]
+    wires = [to_wire(sent[0], True), to_wire(sent[1]), to_wire(sent[2], True)]
+    in_flight, found = deque(planned), []
+    take_outcomes(in_flight, wires, found)
+    assert found == [from_wire(t, w) for t, w in zip(planned, wires, strict=False)]
+    assert [o.texts for o in found] == [("[]", "{}"), None, ("[]", "{}")]
+    assert [o.message for o in found] == ["why 0", "why 1", "why 2"]
+    assert list(in_flight) == planned[3:]
+    with pytest.raises(ProtocolError, match="task 4 when task 3 was due"):
+        take_outcomes(in_flight, [to_wire(sent[4], True)], found)
+    assert list(in_flight) == planned[3:] and len(found) == 3  # (it stays in flight)
+    take_outcomes(in_flight, [to_wire(sent[3], True), to_wire(sent[4])], found)
+    assert not in_flight and [o.task for o in found] == planned
+    with pytest.raises(ProtocolError, match="no task was in flight"):
+        take_outcomes(in_flight, [to_wire(sent[0], True)], found)
