@@ -5,7 +5,10 @@ named ones), or None to stop, sent with `multiprocessing.connection.Connection.s
 pickle a message: the worker unpickles only what the parent chose). Worker -> parent:
 ("ready", task_id) once a task's backend is loaded (its clock starts then), or a list of
 outcomes in task order, each a plain tuple whose first field is the task id (`to_wire`) and
-which `from_wire` names again.
+which `from_wire` names again (`take_outcomes` a message's at once). A worker of sudokubench's
+own backends adds two fields after an outcome's own: its solutions and stats as the JSON text
+the database stores, which the parent stores as they are (its own encoding of them was ~2.7 us
+a task of the parent's CPU, which bounds a fast backend's run); a plug-in's lane sends none.
 
 The worker -> parent direction has two forms, chosen by the lane (`guard.trusted`):
 
