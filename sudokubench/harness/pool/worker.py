@@ -325,10 +325,14 @@ def _serve(
     backends: dict[str, Any] = {}
     done: list[Solved] = []  # solved, not yet checked and sent
     since = 0.0  # when the first of them started
+    # A worker of sudokubench's own backends sends each outcome's solutions and stats as
+    # the JSON the database stores, which its parent then stores as they are (`to_wire`); a
+    # plug-in's lane sends none (its parent makes its own of what it checked itself).
+    texts = not isinstance(conn, PlainEnd)
 
     def flush() -> None:
         if done:
-            send(conn, [to_wire(finish(s)) for s in done])
+            send(conn, [to_wire(finish(s), texts) for s in done])
             done.clear()
 
     while True:
