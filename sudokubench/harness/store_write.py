@@ -51,8 +51,10 @@ TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
 #: on 17clue, 5% of the parent's instructions. An adapter for None that gives None back (a
 #: dict's `get`, called in C) is found in the adapters' dict at once, and sqlite3 binds the None
 #: it gives as NULL, as before: nothing stored changes. (Registered for the process, as
-#: sqlite3's adapters are; it changes no value for any other user of the module.)
-sqlite3.register_adapter(type(None), {}.get)
+#: sqlite3's adapters are; it changes no value for any other user of the module, and one that
+#: the program registered itself for None is left in place.)
+if (type(None), sqlite3.PrepareProtocol) not in sqlite3.adapters:
+    sqlite3.register_adapter(type(None), {}.get)
 
 
 #: `json.dumps(..., allow_nan=False)` made once (`dumps` with an option makes one per call).
