@@ -196,6 +196,7 @@ def _checked(solved: Solved) -> Outcome:
                 voice.problem,
                 "",
                 solved.peak_memory_bytes,
+                None,  # texts: `wire.to_wire` makes them as the outcome is sent
             ),
         )
     except Exception as exc:  # e.g. a solution whose str() raises
