@@ -57,6 +57,7 @@ from sudokubench.solvers.native_kernel import (
     PAUSED,
     SAVED,
     START,
+    inlined,
 )
 
 #: int64 words a level of the stack takes: 27 digit-bands, 3 masks of unplaced cells, spare.
@@ -127,7 +128,7 @@ def band_tables() -> np.ndarray:
     return t
 
 
-@njit(cache=True, inline="always")
+@inlined
 def low_index(bit: int) -> int:
     """The index of the single set bit of `bit` (below 2**27)."""
     m = bit - 1
@@ -137,7 +138,7 @@ def low_index(bit: int) -> int:
     return (m * 0x01010101 & 0xFFFFFFFF) >> 24
 
 
-@njit(cache=True, inline="always")
+@inlined
 def bits27(m: int) -> int:
     """The number of set bits of `m` (below 2**32)."""
     m = m - ((m >> 1) & 0x55555555)
@@ -146,7 +147,7 @@ def bits27(m: int) -> int:
     return (m * 0x01010101 & 0xFFFFFFFF) >> 24
 
 
-@njit(cache=True, inline="always")
+@inlined
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set."""
     nbit = ~bit
@@ -166,7 +167,7 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     return dirty | (7 << 3 * d)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def digit(f, o, t, d, bands, st) -> int:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b)."""
@@ -283,7 +284,7 @@ def digit(f, o, t, d, bands, st) -> int:
     return dirty
 
 
-@njit(cache=True, inline="always")
+@inlined
 def settle(f, o, t, dirty, st) -> int:
     """Digit updates and naked singles to a fixpoint; the open cells, or -1."""
     while True:
@@ -321,7 +322,7 @@ def settle(f, o, t, dirty, st) -> int:
             return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29])
 
 
-@njit(cache=True, inline="always")
+@inlined
 def branch(f, o, t) -> int:
     """The cell to branch on (27b + p): among the cells with two candidates (else with the
     fewest), the one whose row, column and box have the most open cells."""

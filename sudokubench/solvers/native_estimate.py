@@ -14,6 +14,7 @@ from sudokubench.solvers.native_kernel import (
     LAST_CELLS,
     NODES,
     branch_cell,
+    inlined,
     mark,
     reduce_node,
     settle,
@@ -47,7 +48,7 @@ def place(cand, base, k, bit, open_cells, queue, tabs, full, st) -> int:
     return left
 
 
-@njit(cache=True, inline="always")
+@inlined
 def fold(acc, x) -> None:
     """Welford's update of (count, mean, sum of squared deviations) with one more value."""
     acc[0] += 1.0
