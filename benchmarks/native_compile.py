@@ -55,6 +55,15 @@ def export(revision: str, folder: Path) -> Path:
         tar.extractall(target, filter="data")
     (target / "sudokubench" / "puzzles").symlink_to(ROOT / "puzzles")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(target)], check=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import sudokubench; print(sudokubench.__file__)"],
+        cwd=target,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+    )
+    if not where.stdout.startswith(str(target)):  # an installed sudokubench came first
+        sys.exit(f"the export of {revision} is not the one imported: {where.stdout}")
     return target
 
 
@@ -63,7 +72,11 @@ def timed(arguments: list[str], path: Path, cache: str) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(path), "NUMBA_CACHE_DIR": cache}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, *arguments], env=env, capture_output=True, text=True)
+    # Run from the export's folder: `python -c` and `-m` put the working directory first on
+    # sys.path, where a checkout's own package would shadow the export.
+    done = subprocess.run(
+        [sys.executable, *arguments], cwd=path, env=env, capture_output=True, text=True
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
