@@ -58,9 +58,10 @@ def inlined(function: Callable[..., Any]) -> Any:
 
     Not numba's `inline="always"`, which inlines numba's own IR at every call site: it copies
     the helper's IR there (every block with a deep copy of all its variables) and types and
-    lowers it again, nested helpers included. Of `warm()`'s 21 s of CPU with an empty cache,
-    about 4 s were those copies; `forceinline` made it 11 s in all, and the kernels 5-8%
-    faster (`python benchmarks/native_versions.py`, side by side).
+    lowers it again, nested helpers included: a third of the band kernel's compile went to
+    those copies. Inlined by LLVM, `warm()` with an empty cache takes 12 s of CPU instead of
+    28 s, and the kernels run in 0.92-0.97x the time, side by side (docs/benchmarks.md, "First
+    compile and cache load").
 
     numba would compile a helper once more for each new combination of argument types at its
     call sites, and a constant argument has a type of its own (`settle(cand, 0, ...)`: a
@@ -68,7 +69,10 @@ def inlined(function: Callable[..., Any]) -> Any:
     starts at 0 is a literal 0 until its increments are typed): that compiled `settle` four
     times. Calls resolve on the plain types here (`types.unliteral`), so a helper compiles
     once per real argument types and the constant reaches LLVM, which folds it after
-    inlining as before.
+    inlining as before. A helper's entry in numba's cache keeps its LLVM bitcode beside the
+    machine code, so a caller compiled later (after an edit of its own module) still inlines
+    it: checked with numba 0.68, the band kernel's `search` recompiled over cached helpers
+    calls none of them.
     """
     dispatcher = njit(cache=True, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)(
         function
