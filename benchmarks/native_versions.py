@@ -7,8 +7,14 @@ for the next run so its numba cache is reused), imported beside the others, and 
 solved by every version in turn; a puzzle's time is its best of `--repeat` timed regions (the
 timing rule's `run`). Printed: mean us a puzzle per version and its ratio to the first.
 
+With `--passes` a version instead solves the whole file in one pass, the versions' passes
+alternating (forwards, then backwards) for `--repeat` rounds, and a puzzle's time is its best
+over the rounds: what `benchmarks/native.py --tdoku` times, where the caches and the branch
+predictor have seen other puzzles since (the default's calls in a row favour branchy code).
+
     python benchmarks/native_versions.py main HEAD
     python benchmarks/native_versions.py main HEAD --collections top1465 --limits 2
+    python benchmarks/native_versions.py main HEAD --passes --repeat 5
 """
 
 from __future__ import annotations
@@ -58,6 +64,24 @@ def export(revision: str) -> str:
     return name
 
 
+def by_passes(versions: list, lines: list[str], limit: int, rounds: int) -> list[float]:
+    """Each version's sum over the puzzles of a puzzle's best time, the versions solving the
+    whole file in turn (order reversed every other round); exits on a count other than 1."""
+    best = [[float("inf")] * len(lines) for _ in versions]
+    for round_number in range(rounds):
+        order = list(range(len(versions)))
+        for i in order if round_number % 2 == 0 else order[::-1]:
+            _, backend, timed_call, grid = versions[i]
+            puzzles = [grid.parse(line) for line in lines]
+            times = best[i]
+            for j, puzzle in enumerate(puzzles):
+                timed = timed_call(backend, puzzle, limit, cpu=False)
+                if timed.answer.count != 1:
+                    sys.exit(f"{versions[i][0]}: {timed.answer.count} solutions of {lines[j]}")
+                times[j] = min(times[j], timed.solve_s)
+    return [sum(times) for times in best]
+
+
 def main() -> None:
     """Parse the options, load every version, time them puzzle by puzzle."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -66,6 +90,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=3000, help="puzzles per collection at most")
     parser.add_argument("--limits", default="1,2")
     parser.add_argument("--repeat", type=int, default=3, help="solves per puzzle (best kept)")
+    parser.add_argument(
+        "--passes", action="store_true", help="alternate whole passes over a file, not calls"
+    )
     args = parser.parse_args()
     versions = []
     for revision in args.revisions:
@@ -81,14 +108,18 @@ def main() -> None:
         lines = [str(r.puzzle) for r in formats.read_puzzles(formats.collection_path(collection))]
         lines = lines[: args.count]
         for limit in map(int, args.limits.split(",")):
-            total = [0.0] * len(versions)
-            for line in lines:
-                for i, (_, backend, timed_call, grid) in enumerate(versions):
-                    puzzle = grid.parse(line)
-                    runs = (
-                        timed_call(backend, puzzle, limit, cpu=False) for _ in range(args.repeat)
-                    )
-                    total[i] += min(t.solve_s for t in runs)
+            if args.passes:
+                total = by_passes(versions, lines, limit, args.repeat)
+            else:
+                total = [0.0] * len(versions)
+                for line in lines:
+                    for i, (_, backend, timed_call, grid) in enumerate(versions):
+                        puzzle = grid.parse(line)
+                        runs = (
+                            timed_call(backend, puzzle, limit, cpu=False)
+                            for _ in range(args.repeat)
+                        )
+                        total[i] += min(t.solve_s for t in runs)
             shown = "  ".join(
                 f"{rev} {t / len(lines) * 1e6:.2f} ({t / total[0]:.3f}x)"
                 for (rev, *_), t in zip(versions, total, strict=True)

@@ -11,10 +11,11 @@ the machine's noise, since the workers share the CPUs with it; here the backend 
 per puzzle first, in this process, and each round runs a whole `compare` (reading and storing
 the input, planning, storing each row with its check, cross-checking, tallying, the report)
 with an executor that hands back those outcomes at once, as a worker's would arrive (the
-answers were checked by the worker's own code, `run_task`). So the round's CPU seconds are the
-parent's alone, minus the pool's share of reading the pipes (`benchmarks/pool.py` measures
-that part). The script prints the median per task and the direct loop's time per puzzle beside
-it, which w is never below.
+answers were checked by the worker's own code, `run_task`, and carry the JSON texts of
+their solutions and stats that a worker sends with them, `wire.to_wire`). So the round's CPU
+seconds are the parent's alone, minus the pool's share of reading the pipes
+(`benchmarks/pool.py` measures that part). The script prints the median per task and the
+direct loop's time per puzzle beside it, which w is never below.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from _common import harness_setup
 from sudokubench.formats import parse_grid
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import Outcome, Task, run_task, worker_info
+from sudokubench.harness.pool.wire import stored_texts
 from sudokubench.solvers import get_backend
 
 #: Outcomes a replayed message holds (a worker's message holds about 30 on 17clue, `HOLD`).
@@ -77,7 +79,8 @@ def answers(
         line: run_task(backend, Task(0, "", line, None, backend_name, limit, timeout, 0))
         for line in puzzles
     }
-    return direct, outcomes
+    # with the texts a worker of sudokubench's own sends with them (`wire.to_wire`)
+    return direct, {line: o._replace(texts=stored_texts(o)) for line, o in outcomes.items()}
 
 
 def main() -> None:

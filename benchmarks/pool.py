@@ -126,9 +126,10 @@ def paired(backend_name: str, tasks: list[Task], chunk: int) -> None:
 
 def in_process(backend_name: str, tasks: list[Task], chunk: int, rounds: int) -> None:
     """Print the CPU per task of a worker's own steps run in this process (no pipes, no
-    parent): `worker.solve` back to back on a held chunk, then `finish` and `to_wire` on each,
-    as `worker_main` does; against the direct loop of `backend.solve`, paired chunk by chunk
-    (the two alternate, so that the machine's slow and fast spells hit both)."""
+    parent): `worker.solve` back to back on a held chunk, then `finish` and `to_wire` on each
+    (with the texts of its solutions and stats), as `worker_main` does; against the direct
+    loop of `backend.solve`, paired chunk by chunk (the two alternate, so that the machine's
+    slow and fast spells hit both)."""
     from sudokubench.harness.pool import worker
     from sudokubench.harness.pool.wire import to_wire
 
@@ -136,7 +137,7 @@ def in_process(backend_name: str, tasks: list[Task], chunk: int, rounds: int) ->
     backend.available()
     for task in tasks[:50]:  # warm up both paths
         backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
-        to_wire(worker.finish(worker.solve(backend, task)))
+        to_wire(worker.finish(worker.solve(backend, task)), True)
     fields = [tuple(t) for t in tasks]
     direct_s = steps_s = 0.0
     for _ in range(rounds):
@@ -147,7 +148,7 @@ def in_process(backend_name: str, tasks: list[Task], chunk: int, rounds: int) ->
             direct_s += time.process_time() - cpu
             cpu = time.process_time()
             held = [worker.solve(backend, Task(*f)) for f in fields[start : start + chunk]]
-            sent = [to_wire(worker.finish(s)) for s in held]
+            sent = [to_wire(worker.finish(s), True) for s in held]  # (with its texts)
             steps_s += time.process_time() - cpu
             assert len(sent) == len(held)
     n = len(tasks) * rounds

@@ -45,6 +45,9 @@ __all__ = [
 _INT = {int}
 #: Character chr(d) -> the symbol of digit d (`.` for 0), for `str.translate`.
 _LINE_SYMBOLS = "." + SYMBOLS
+#: The same as a `bytes.translate` table: byte d -> the symbol of digit d (half the time of
+#: `str.translate` on a line; bytes past the symbols stay themselves, and no grid holds one).
+_LINE_BYTES = bytes.maketrans(bytes(range(len(_LINE_SYMBOLS))), _LINE_SYMBOLS.encode("ascii"))
 
 
 class Conflict(NamedTuple):
@@ -101,6 +104,24 @@ class Grid:
         return grid
 
     @classmethod
+    def _from_bytes(cls, shape: Shape, digits: bytes) -> Grid:
+        """A grid from its cells as bytes the caller has already checked (`shape.cells` bytes,
+        each 0..N), which it keeps for `digit_bytes`: the worker reads each task's puzzle so,
+        and both `native`'s `prepare` and the checker (`solution_line`) want the givens as
+        bytes, which would otherwise be made again from the tuple each time (0.5 us a time)."""
+        grid = object.__new__(cls)
+        fields = {"shape": shape, "cells": tuple(digits), "_digit_bytes": digits}
+        object.__setattr__(grid, "__dict__", fields)
+        return grid
+
+    def digit_bytes(self) -> bytes:
+        """The cells as bytes, one per cell (each 0..N): the ones `_from_bytes` kept, or made
+        now. For grids the caller made (a puzzle); the checker reads a solution's own cells,
+        never bytes a backend could have put beside them."""
+        kept = self.__dict__.get("_digit_bytes")
+        return bytes(self.cells) if kept is None else kept
+
+    @classmethod
     def empty(cls, shape: Shape) -> Grid:
         """The grid with no givens."""
         return cls(shape, (0,) * shape.cells)
@@ -137,7 +158,7 @@ class Grid:
     def __str__(self) -> str:
         """The compact line form: one symbol per cell, `.` for empty."""
         if self.shape.n < 128:  # each digit as one character, mapped to its symbol in C
-            return bytes(self.cells).decode("latin-1").translate(_LINE_SYMBOLS)
+            return bytes(self.cells).translate(_LINE_BYTES).decode("latin-1")
         return "".join(SYMBOLS[d - 1] if d else "." for d in self.cells)  # pragma: no cover
 
     def __repr__(self) -> str:
@@ -243,14 +264,27 @@ def _lane_check(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
     return tuple(groups)
 
 
+def _lanes_of(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
+    """`_lane_check(shape)`, remembered with its shape as `_last_lanes`."""
+    global _last_lanes
+    lanes = _lane_check(shape)
+    _last_lanes = (shape, lanes)
+    return lanes
+
+
+#: The last shape `_valid_line` checked and its lanes: most checks are of one shape, and the
+#: identity test costs a fraction of the Python-level hash of a Shape that `_lane_check`'s
+#: cache computes (about 2,000 instructions an answer, callgrind).
+_last_lanes: tuple[Shape | None, tuple[tuple[int, int, bytes], ...]] = (None, ())
+
 #: `bytes.translate` table: 0 stays 0, any other byte becomes 255 (a mask of the givens).
 _GIVEN_MASK = bytes([0] + [255] * 255)
 
 
-def _valid_line(line: bytes, puzzle: tuple[Digit, ...], shape: Shape) -> bool:
+def _valid_line(line: bytes, givens: bytes, shape: Shape) -> bool:
     """The valid case of `solution_problem` decided in C, on the solution's cells as bytes
     (`line`, each 0..N): complete, every unit holding N different digits (which are then
-    1..N), the givens kept.
+    1..N), the puzzle's `givens` (its cells as bytes, 0 where empty) kept.
 
     Up to 16x16, each group of lanes (`_lane_check`) takes one big-integer addition: the
     line's bytes, once per lane of the group, plus the group's integer give each byte its key
@@ -264,17 +298,18 @@ def _valid_line(line: bytes, puzzle: tuple[Digit, ...], shape: Shape) -> bool:
     if 0 in line:
         return False
     if shape.n <= 16:
-        for copies, offsets, keys in _lane_check(shape):
-            digits = int.from_bytes(line * copies if copies > 1 else line, "big") + offsets
-            if keys.translate(None, digits.to_bytes(len(keys), "big")):
+        last = _last_lanes
+        lanes = last[1] if last[0] is shape else _lanes_of(shape)
+        for copies, offsets, keys in lanes:
+            digits = int.from_bytes(line * copies if copies > 1 else line) + offsets
+            if keys.translate(None, digits.to_bytes(len(keys))):
                 return False
     else:
         getter, unit_keys = _unit_check(shape)
         if len(set(map(add, unit_keys, getter(tuple(line))))) != len(unit_keys):
             return False
-    givens = bytes(puzzle)
-    mask = int.from_bytes(givens.translate(_GIVEN_MASK), "big")
-    return int.from_bytes(line, "big") & mask == int.from_bytes(givens, "big")
+    mask = int.from_bytes(givens.translate(_GIVEN_MASK))
+    return int.from_bytes(line) & mask == int.from_bytes(givens)
 
 
 def solution_line(solution: Grid, puzzle: Grid) -> str | None:
@@ -285,9 +320,9 @@ def solution_line(solution: Grid, puzzle: Grid) -> str | None:
     if solution.shape is not shape and solution.shape != shape:
         return None
     line = bytes(solution.cells)  # (a Grid's cells are 0..N, N <= 36)
-    if not _valid_line(line, puzzle.cells, shape):
+    if not _valid_line(line, puzzle.digit_bytes(), shape):
         return None
-    return line.decode("latin-1").translate(_LINE_SYMBOLS)
+    return line.translate(_LINE_BYTES).decode("latin-1")
 
 
 def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
@@ -299,7 +334,7 @@ def solution_problem(solution: Grid, puzzle: Grid) -> str | None:
     shape = puzzle.shape
     if solution.shape != shape:
         return f"shape {solution.shape} differs from the puzzle's {shape}"
-    if _valid_line(bytes(solution.cells), puzzle.cells, shape):
+    if _valid_line(bytes(solution.cells), puzzle.digit_bytes(), shape):
         return None
     # Something is wrong: find the first problem, in the order below, to say what it is.
     if not solution.is_complete():

@@ -188,6 +188,26 @@ def test_the_band_kernel_solves_9x9_as_the_general_kernel_does(backend: native.N
     assert not native.Run(FIRST_ROW_6X6, 1).band  # other shapes: the general kernel
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["top1465", "top95", "17clue"])
+def test_the_band_kernel_agrees_with_fast_on_whole_collections(
+    backend: native.Native, name: str
+) -> None:
+    """Every puzzle of the collection (17clue: all 49,158) at limits 1 and 2: the band
+    kernel's count equals `fast`'s, each solution passes `is_solution`, and at limit 2 the
+    solutions are `fast`'s. The band kernel's changes are judged on these files."""
+    fast = get_backend("fast")
+    for record in collection(name):
+        puzzle = record.puzzle
+        reference = fast.solve(puzzle, limit=2)
+        for limit in (1, 2):
+            result = backend.solve(puzzle, limit=limit)
+            assert result.count == min(limit, reference.count), f"{record.id} limit {limit}"
+            assert result.exhaustive == reference.exhaustive or limit == 1, f"{record.id}"
+            assert all(is_solution(s, puzzle) for s in result.solutions), f"{record.id}"
+        assert set(result.solutions) == set(reference.solutions), f"{record.id}"
+
+
 def test_native_reads_the_kernels_own_return_codes() -> None:
     from sudokubench.solvers import native_kernel as nk
 

@@ -325,17 +325,22 @@ class _Rows:
         self.run_id = run_id  # a resumed run's; a new run's comes from `startup`
         self.begin = begin  # called with the new run's id and puzzle count once it is stored
         self.held: list[TaskRow] = []
+        self.held_texts: list[tuple[str, str] | None] = []  # (`TaskWriter.add_many`'s texts)
         self.writer: TaskWriter | None = None
 
-    def add_many(self, rows: list[TaskRow]) -> None:
-        """Store rows (now or once the run's start is committed)."""
+    def add_many(
+        self, rows: list[TaskRow], texts: list[tuple[str, str] | None] | None = None
+    ) -> None:
+        """Store rows (now or once the run's start is committed); `texts`: each row's
+        solutions and stats as JSON, or None where they are made here."""
         writer = self.writer
         if writer is None:
             writer = self._open()
             if writer is None:
                 self.held.extend(rows)
+                self.held_texts.extend([None] * len(rows) if texts is None else texts)
                 return
-        writer.add_many(rows)
+        writer.add_many(rows, texts)
 
     def _open(self) -> TaskWriter | None:
         """The writer, once the run is stored; raises what stopped a start that failed."""
@@ -350,8 +355,9 @@ class _Rows:
             self.begin(run_id, puzzles)
         assert run_id is not None
         writer = self.writer = self.store.writer(run_id)
-        writer.add_many(self.held)
+        writer.add_many(self.held, self.held_texts)
         self.held.clear()
+        self.held_texts.clear()
         return writer
 
     def close(self) -> bool:
@@ -399,20 +405,32 @@ def _execute(
     # A plug-in's or program's answer is checked here, where its code never ran: in its
     # worker it could have replaced the check. Sudokubench's own backends keep the worker's.
     own = {name: trusted(name) for name in tracker.args.backends}
+    only_own = all(own.values())
     # Outcomes a list at a time (`Executor.run_batches`: a worker's message, a dask batch):
     # the rows of a list are stored and tallied in one step each.
     for outcomes in executor.run_batches(todo):
-        made = []
+        if only_own:  # (every outcome's check is the worker's, unless the executor's own)
+            made = [
+                to_row(outcome, None if outcome.checked else tracker.grid(outcome.task))
+                for outcome in outcomes
+            ]
+            # the texts a worker made of a checked outcome's solutions and stats, stored as
+            # they are (`wire.to_wire`): the row holds the same solutions and stats
+            rows.add_many(made, [o.texts if o.checked else None for o in outcomes])
+            tracker.add_many(made, progress if rows.writer is not None else None)
+            continue
+        made, texts = [], []
         for outcome in outcomes:
             grid = None
             if not own.get(outcome.task.backend, False):
                 # plain, bounded, finite values (the worker made them so, unless the plug-in
                 # reached that code too), and the check made here
-                outcome = sanitize(outcome)._replace(checked=False)
+                outcome = sanitize(outcome)._replace(checked=False, texts=None)
             if not outcome.checked:
                 grid = tracker.grid(outcome.task)
             made.append(to_row(outcome, grid))
-        rows.add_many(made)
+            texts.append(outcome.texts if outcome.checked else None)
+        rows.add_many(made, texts)
         # (the progress callback once the run is stored, `on_start` called)
         tracker.add_many(made, progress if rows.writer is not None else None)
     # (an abandoned generator stops the pool's workers in flight as soon as it is closed)

@@ -49,7 +49,7 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 def _solutions(text: object, task_id: object) -> tuple[str, ...]:
     """A stored list of solution lines; the common form (lines of letters and digits, as
-    `store_write._solutions_json` writes them) read without the JSON parser."""
+    `store_write.solutions_json` writes them) read without the JSON parser."""
     if isinstance(text, str) and text.startswith('["') and text.endswith('"]'):
         lines = text[2:-2].split('", "')
         if all(line.isalnum() and line.isascii() for line in lines):

@@ -30,6 +30,7 @@ __all__ = [
     "VALUES_PER_INSERT",
     "TaskWriter",
     "insert_rows",
+    "solutions_json",
     "stats_json",
     "task_to_sql",
 ]
@@ -41,10 +42,19 @@ VALUES_PER_INSERT = 999
 # word); a few fields are stored in another form.
 
 TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
-#: Where `task_to_sql` puts the fields stored in another form (after the run id).
-_STATUS, _SOLUTIONS, _STATS, _EXHAUSTIVE, _VALID = (
-    1 + TaskRow._fields.index(f) for f in ("status", "solutions", "stats", "exhaustive", "valid")
-)
+
+#: None bound as NULL without the sqlite3 module's failed look for an adapter. The module binds
+#: an int, float or str at once, but asks about any other value first: its adapters (none for
+#: None), then `PrepareProtocol.__adapt__`, a failed attribute lookup on a type whose error
+#: text is formatted and dropped (~2,100 instructions, 0.3 us). A task row binds one None (the
+#: problem of a sound answer), a puzzle row up to three (no box, no expected answer): 4 a task
+#: on 17clue, 5% of the parent's instructions. An adapter for None that gives None back (a
+#: dict's `get`, called in C) is found in the adapters' dict at once, and sqlite3 binds the None
+#: it gives as NULL, as before: nothing stored changes. (Registered for the process, as
+#: sqlite3's adapters are; it changes no value for any other user of the module, and one that
+#: the program registered itself for None is left in place.)
+if (type(None), sqlite3.PrepareProtocol) not in sqlite3.adapters:
+    sqlite3.register_adapter(type(None), {}.get)
 
 
 #: `json.dumps(..., allow_nan=False)` made once (`dumps` with an option makes one per call).
@@ -81,31 +91,50 @@ def stats_json(stats: Mapping[str, Any]) -> str:
     return "".join(_STATS_ENCODER(stats, 0))
 
 
-def task_to_sql(run_id: int, row: TaskRow) -> tuple[Any, ...]:
+def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
-    the solutions and stats as JSON text, the two flags as the integers SQLite stores.
+    the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
+    own made of this row's solutions and stats, `wire.to_wire`), the two flags as the
+    integers SQLite stores.
 
     (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
     any other value, a bool included: a failed attribute lookup on a type, whose error text
     is formatted and dropped, ~2,400 instructions a value. A None costs the same: the
-    problem of a sound answer is one.)"""
-    values = [run_id, *row]  # (named positions: cheaper than `_replace` on every row)
-    values[_STATUS] = str(row.status)
-    values[_SOLUTIONS] = _solutions_json(row)
-    values[_STATS] = stats_json(row.stats)
-    values[_EXHAUSTIVE] = 1 if row.exhaustive else 0
-    values[_VALID] = 1 if row.valid else 0
-    return tuple(values)
+    problem of a sound answer is one.) The tuple is made in one step from the row's fields
+    by position (`TaskRow`'s order, which `_ROW_ORDER` asserts): a list filled and
+    copied cost a third more."""
+    (
+        task_id, puzzle_id, puzzle, backend, limit, timeout, sample, status, count,
+        exhaustive, solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid,
+        problem, host, peak_memory_bytes,
+    ) = row  # fmt: skip
+    if texts is None:
+        texts = (solutions_json(solutions, valid), stats_json(stats))
+    return (
+        run_id, task_id, puzzle_id, puzzle, backend, limit, timeout, sample, str(status),
+        count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1], message,
+        verdict, 1 if valid else 0, problem, host, peak_memory_bytes,
+    )  # fmt: skip
 
 
-def _solutions_json(row: TaskRow) -> str:
-    """`json.dumps(list(row.solutions))`, built directly for checked solutions: those are lines
+#: `task_to_sql` unpacks a row by position: the fields it names, in `TaskRow`'s order.
+_ROW_ORDER = (
+    "task_id", "puzzle_id", "puzzle", "backend", "limit", "timeout", "sample", "status", "count",
+    "exhaustive", "solutions", "encode_s", "solve_s", "wall_s", "stats", "message", "verdict",
+    "valid", "problem", "host", "peak_memory_bytes",
+)  # fmt: skip
+assert TaskRow._fields == _ROW_ORDER, "task_to_sql's order is TaskRow's"
+
+
+def solutions_json(solutions: tuple[str, ...], valid: bool) -> str:
+    """`json.dumps(list(solutions))`, built directly for checked solutions: those are lines
     of grid symbols, which JSON needs no escapes for (anything else goes through `json`)."""
-    solutions = row.solutions
     if not solutions:
         return "[]"
-    if row.valid and (plain := "".join(solutions)).isascii() and plain.isalnum():
-        return '["' + '", "'.join(solutions) + '"]'  # (two calls in C, whatever the count)
+    if valid:
+        plain = solutions[0] if len(solutions) == 1 else "".join(solutions)
+        if plain.isascii() and plain.isalnum():
+            return '["' + '", "'.join(solutions) + '"]'  # (two calls in C, whatever the count)
     return json.dumps(list(solutions))
 
 
@@ -192,10 +221,17 @@ class TaskWriter:
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
             self.flush()
 
-    def add_many(self, rows: Iterable[TaskRow]) -> None:
-        """Queue rows; commits when the batch is full or old enough."""
+    def add_many(
+        self, rows: Sequence[TaskRow], texts: Sequence[tuple[str, str] | None] | None = None
+    ) -> None:
+        """Queue rows (with `texts`, each row's solutions and stats as JSON text, or None
+        where they are to be made here: `task_to_sql`); commits when the batch is full or
+        old enough."""
         run_id = self.run_id
-        values = [task_to_sql(run_id, row) for row in rows]
+        if texts is None:
+            values = [task_to_sql(run_id, row) for row in rows]
+        else:
+            values = [task_to_sql(run_id, row, text) for row, text in zip(rows, texts, strict=True)]
         with self.lock:
             self.pending.extend(values)
         if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sudokubench.backend import Status
@@ -276,20 +276,27 @@ class Tracker:
             self._close(i, entry.puzzle, entry.rows)
 
     def add_many(
-        self, rows: Iterable[TaskRow], progress: Callable[[Progress], None] | None = None
+        self, rows: Sequence[TaskRow], progress: Callable[[Progress], None] | None = None
     ) -> None:
-        """`add` each row, in order, and call `progress` after each (when given). A puzzle's
-        only task whose answer is sound and has no file's answer to meet (the usual puzzle of
-        a one-backend run) is tallied on a short path: `cross_check` would find it agreed,
-        with no problem, and the verdict is not made."""
+        """`add` each row, in order, and call `progress` after each (when given; without it,
+        the rows' statuses are counted in one step, `Counter.update`). A puzzle's only task
+        whose answer is sound and has no file's answer to meet (the usual puzzle of a
+        one-backend run) is tallied on a short path: `cross_check` would find it agreed,
+        with no problem, and the verdict is not made; such rows go to the tally together
+        (`Tally.add_agreed_many`), in order with the puzzles closed between them."""
         counts = self.progress
         statuses = counts.statuses
+        if progress is None:
+            counts.done += len(rows)
+            statuses.update([row.status for row in rows])
         per_puzzle = self.per_puzzle
         entries = self.open
         tally = self.tally
+        agreed: list[tuple[int, TaskRow]] = []
         for row in rows:
-            counts.done += 1
-            statuses[row.status] += 1
+            if progress is not None:
+                counts.done += 1
+                statuses[row.status] += 1
             if not row.valid:
                 counts.wrong += 1
             i = row.task_id // per_puzzle
@@ -297,17 +304,28 @@ class Tracker:
             if entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
                 del entries[i]
                 if _agreed_alone(entry.puzzle, row):
-                    tally.add_agreed(i, row)
-                else:
-                    self._close(i, entry.puzzle, [row])
+                    agreed.append((i, row))
+                    if progress is not None:
+                        progress(counts)
+                    continue
+                rest = [row]
             else:
                 entry.rows.append(row)
                 entry.waiting -= 1
-                if entry.waiting == 0:
-                    del entries[i]
-                    self._close(i, entry.puzzle, entry.rows)
+                if entry.waiting:
+                    if progress is not None:
+                        progress(counts)
+                    continue
+                del entries[i]
+                rest = entry.rows
+            if agreed:  # (the tally takes the puzzles in the order their last row came)
+                tally.add_agreed_many(agreed)
+                agreed = []
+            self._close(i, entry.puzzle, rest)
             if progress is not None:
                 progress(counts)
+        if agreed:
+            tally.add_agreed_many(agreed)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)

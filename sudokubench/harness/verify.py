@@ -69,6 +69,12 @@ __all__ = [
     "verdict_of",
 ]
 
+#: A Status's members as globals (read on every answer: an enum's attribute costs several
+#: times a global's).
+_SOLVED, _UNSATISFIABLE, _ERROR = Status.SOLVED, Status.UNSATISFIABLE, Status.ERROR
+#: `tuple.__new__`: a `Voice` from all its fields without the named tuple's `__new__`.
+_new_tuple = tuple.__new__
+
 #: The source name of the input file's expected answer.
 EXPECTED = "expected"
 
@@ -123,7 +129,7 @@ UNKNOWN = Verdict("unknown")
 
 def verdict_of(status: Status, count: int, exhaustive: bool) -> Verdict:
     """The verdict of a result: exhaustive -> exact; solutions found -> lower bound; else `?`."""
-    if status == Status.ERROR:
+    if status == _ERROR:
         return UNKNOWN
     if exhaustive:
         return _verdict("exact", count)
@@ -211,7 +217,9 @@ def _check(
             problem = f"returned {count} solutions, more than the limit {limit}"
         else:
             problem = claim_problem(status, count, exhaustive)
-    return Voice(source, verdict, tuple(canonical) if problem is None else (), problem)
+    return _new_tuple(
+        Voice, (source, verdict, tuple(canonical) if problem is None else (), problem)
+    )
 
 
 def claim_problem(status: Status, count: int, exhaustive: bool) -> str | None:
@@ -221,14 +229,14 @@ def claim_problem(status: Status, count: int, exhaustive: bool) -> str | None:
 
     TIMEOUT may be exhaustive: an answer that came after the limit is stored as a TIMEOUT with
     the claims it made (`stats.limited_status`)."""
-    if status == Status.SOLVED and count == 0:
-        return "says solved but returned no solution"
-    if status == Status.UNSATISFIABLE:
+    if status == _SOLVED:
+        return "says solved but returned no solution" if count == 0 else None
+    if status == _UNSATISFIABLE:
         if count:
             return f"says unsatisfiable but returned {count} solutions"
         if not exhaustive:
             return "says unsatisfiable but its search was not exhaustive (no proof)"
-    if status == Status.ERROR and exhaustive:
+    if status == _ERROR and exhaustive:
         return "says error but also that its search was exhaustive"
     return None
 

@@ -73,6 +73,8 @@ PROBES_PER_CALL = 256
 FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
 #: Where the kernel's state array keeps its counters (`native_kernel`'s indices).
 NODES, GUESSES, BACKTRACKS, MAX_DEPTH, HIDDEN, LOCKED, SAVED = 3, 4, 5, 6, 7, 8, 9
+#: The statuses `answer` gives, as globals (an enum's attribute costs several times a global's).
+_SOLVED, _UNSATISFIABLE, _TIMEOUT = Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -176,7 +178,7 @@ class Run:
         # 9x9 searches with the band kernel (`native_band`) unless `band` is off; the
         # estimator's probes and every other shape use the general kernel.
         self.band = band and space.band is not None
-        self.givens = space.frombuffer(bytes(puzzle.cells), space.uint8)
+        self.givens = space.frombuffer(puzzle.digit_bytes(), space.uint8)
         self.st = space.state.copy()
         views = space.views
         self.sols = views[rows] if rows < len(views) else space.rows_of(rows)
@@ -207,15 +209,25 @@ class Run:
         if not saved:
             return []
         st[SAVED] = 0
+        return self.grids(saved)
+
+    def grids(self, saved: int) -> list[Grid]:
+        """The first `saved` rows the kernel wrote, as grids (`take` without making room)."""
+        if not saved:
+            return []
         shape = self.shape
         # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
         if saved == 1:  # the common case (limit 1, or a unique puzzle): one row as bytes
-            return [Grid._unchecked(shape, tuple(self.sols[0].tobytes()))]
+            sols = self.sols
+            first = bytes(self.space.first) if sols.base is self.space.rows else sols[0].tobytes()
+            return [Grid._unchecked(shape, tuple(first))]
         return [Grid._unchecked(shape, tuple(row)) for row in self.sols[:saved].tolist()]
 
-    def stats(self) -> dict[str, int | float]:
-        """The kernel's counters under the contract's names."""
-        st = self.st.tolist()
+    def stats(self, st: list[int] | None = None) -> dict[str, int | float]:
+        """The kernel's counters under the contract's names (from `st`, the state array as a
+        list, when the caller has read it already)."""
+        if st is None:
+            st = self.st.tolist()
         return {
             "nodes": st[NODES],
             "guesses": st[GUESSES],
@@ -231,11 +243,13 @@ class Space:
     `frombuffer` and uint8 type, the general kernel's tables, a zeroed state to copy, for each
     kernel (index `band`: False the general one, True the band one, or the general one again
     when the shape has no band kernel) its entry and its (work, table) arrays, the probes'
-    entry, and the rows for `ROWS` solutions with a view of the first r rows for each r."""
+    entry, and the rows for `ROWS` solutions with a view of the first r rows for each r (and
+    the first row as a memoryview, read as bytes without numpy)."""
 
     __slots__ = (
         "arrays",
         "band",
+        "first",
         "frombuffer",
         "kernel",
         "probes",
@@ -275,6 +289,7 @@ class Space:
             self.searches = (search, native_band.search)
         self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
+        self.first = memoryview(self.rows[0])  # the first row, read as bytes without numpy
 
     def rows_of(self, rows: int) -> Any:
         """Rows of its own for more than `ROWS` solutions (`count_all` keeping many)."""
@@ -394,21 +409,19 @@ class Native(BaseBackend):
         """Untimed: the rows the kernel wrote as grids, its counters as stats."""
         run = prepared[0]
         code, found = raw
+        st = run.st.tolist()  # one read of the state: the rows saved and the counters
         if found:
-            found += run.take()
+            found += run.grids(st[SAVED])
         else:  # the common case: every grid is still in the kernel's rows
-            found = run.take()
-        if code >= PAUSED:
-            status = Status.TIMEOUT
-        else:
-            status = Status.SOLVED if found else Status.UNSATISFIABLE
+            found = run.grids(st[SAVED])
+        status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
         return SolveResult.checked(
             self.name,
             status,
             tuple(found),
             len(found),
             code == FINISHED,
-            MappingProxyType(run.stats()),
+            MappingProxyType(run.stats(st)),
         )
 
     def count_all(

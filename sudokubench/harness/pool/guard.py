@@ -135,6 +135,7 @@ def _plain(outcome: Outcome) -> bool:
         problem,
         _host,
         peak,
+        _texts,  # (made from the other fields when the outcome is sent: `wire.to_wire`)
     ) = outcome
     kinds = (
         type(status),
@@ -222,6 +223,7 @@ def sanitize(outcome: Outcome) -> Outcome:
         verdict=plain_text(outcome.verdict, 40),
         problem=None if problem is None else plain_text(problem),
         peak_memory_bytes=peak if _memory_ok(peak := outcome.peak_memory_bytes) else None,
+        texts=None,  # (of the fields before: made again from these)
     )
 
 

@@ -106,7 +106,7 @@ from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe
 from sudokubench.harness.pool.memory import format_size, resident_bytes
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
-from sudokubench.harness.pool.wire import ProtocolError, from_wire
+from sudokubench.harness.pool.wire import ProtocolError, from_wire, take_outcomes
 
 __all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "boot_fork_server", "describe_exit"]
 
@@ -411,13 +411,15 @@ class LocalPool:
                     done = 0
                     continue
                 tasks = worker.tasks
-                capped = self.memory_limit is not None
-                for wire in message:  # outcomes, in task order
-                    if not tasks:
-                        raise ProtocolError("an outcome when no task was in flight")
-                    outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
-                    tasks.popleft()
-                    found.append(self._within_memory(worker, outcome) if capped else outcome)
+                if self.memory_limit is None:  # outcomes, in task order, in one loop
+                    take_outcomes(tasks, message, found)  # (a bad one leaves it in flight)
+                else:
+                    for wire in message:
+                        if not tasks:
+                            raise ProtocolError("an outcome when no task was in flight")
+                        outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
+                        tasks.popleft()
+                        found.append(self._within_memory(worker, outcome))
                 worker.arm(now, self.grace)
                 done += len(message)
         except (EOFError, OSError):

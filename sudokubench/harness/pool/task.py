@@ -45,6 +45,10 @@ class Outcome(NamedTuple):
     problem: str | None = None  # what is wrong with the answer on its own; None when sound
     host: str = ""  # the machine that ran it, when not this one (a cluster's worker)
     peak_memory_bytes: int | None = None  # the worker's peak resident set in the timed call
+    #: (solutions, stats) as the JSON text the database stores (`store_write`), made by a
+    #: worker of sudokubench's own when it sends the outcome (`wire.to_wire`), so that the
+    #: parent stores them as they are; None where the parent makes them itself.
+    texts: tuple[str, str] | None = None
 
 
 class Executor(Protocol):

@@ -5,7 +5,10 @@ named ones), or None to stop, sent with `multiprocessing.connection.Connection.s
 pickle a message: the worker unpickles only what the parent chose). Worker -> parent:
 ("ready", task_id) once a task's backend is loaded (its clock starts then), or a list of
 outcomes in task order, each a plain tuple whose first field is the task id (`to_wire`) and
-which `from_wire` names again.
+which `from_wire` names again (`take_outcomes` a message's at once). A worker of sudokubench's
+own backends adds two fields after an outcome's own: its solutions and stats as the JSON text
+the database stores, which the parent stores as they are (its own encoding of them was ~2.7 us
+a task of the parent's CPU, which bounds a fast backend's run); a plug-in's lane sends none.
 
 The worker -> parent direction has two forms, chosen by the lane (`guard.trusted`):
 
@@ -29,11 +32,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.backend import Status
 from sudokubench.harness.pool.task import Outcome, Task
+from sudokubench.harness.store_write import solutions_json, stats_json
 
 __all__ = [
     "MESSAGE_BYTES",
@@ -46,6 +51,8 @@ __all__ = [
     "from_wire",
     "receive",
     "send",
+    "stored_texts",
+    "take_outcomes",
     "to_wire",
 ]
 
@@ -81,7 +88,7 @@ _FIELDS: tuple[Any, ...] = (
     str,  # host
     (int, type(None)),  # peak_memory_bytes
 )
-assert len(_FIELDS) == len(Outcome._fields)
+assert len(_FIELDS) == len(Outcome._fields) - 1  # (`texts` travels after them, or not)
 _WIDTH = len(_FIELDS)
 
 
@@ -89,22 +96,73 @@ class ProtocolError(Exception):
     """What a worker sent is not a message of this protocol (says what it was)."""
 
 
-def to_wire(outcome: Outcome) -> Wire:
-    """The outcome as the worker sends it: the task as its id, the status as its value."""
-    return (outcome.task.task_id, outcome.status.value, *outcome[2:])
+def to_wire(outcome: Outcome, texts: bool = False) -> Wire:
+    """The outcome as the worker sends it: the task as its id, the status as its value; with
+    `texts` (a worker that runs only sudokubench's code, whose parent trusts what it sends),
+    its solutions and stats after them as the JSON text the database stores (`stored_texts`),
+    so that the parent stores them without encoding them (its CPU is a fast run's bound)."""
+    wire = (outcome.task.task_id, outcome.status.value, *outcome[2:_WIDTH])
+    if not texts:
+        return wire
+    made = outcome.texts or stored_texts(outcome)
+    return wire if made is None else (*wire, *made)
+
+
+def stored_texts(outcome: Outcome) -> tuple[str, str] | None:
+    """(solutions, stats) of the outcome as `store_write.task_to_sql` stores them; None when
+    its stats have no JSON text (a number that is not finite: the parent's own encoding then
+    says so)."""
+    try:
+        return (
+            solutions_json(outcome.solutions, outcome.problem is None),
+            stats_json(outcome.stats),
+        )
+    except (TypeError, ValueError):
+        return None
 
 
 def from_wire(task: Task, wire: Wire) -> Outcome:
-    """The outcome of `task` from what the worker sent; ProtocolError when it has another
-    number of fields, names another task or a status that does not exist."""
-    if len(wire) != _WIDTH:
-        raise ProtocolError(f"an outcome of {len(wire)} fields, not {_WIDTH}")
+    """The outcome of `task` from what the worker sent (with or without its texts,
+    `to_wire`); ProtocolError when it has another number of fields, names another task or a
+    status that does not exist."""
+    width = len(wire)
+    if width == _WIDTH:
+        texts = None
+    elif width == _WIDTH + 2 and type(wire[_WIDTH]) is str and type(wire[_WIDTH + 1]) is str:
+        texts = (wire[_WIDTH], wire[_WIDTH + 1])
+    else:
+        raise ProtocolError(f"an outcome of {width} fields, not {_WIDTH} (or {_WIDTH} and 2 texts)")
     if wire[0] != task.task_id:
         raise ProtocolError(f"an outcome for task {wire[0]!r} when task {task.task_id} was due")
     status = _STATUSES.get(wire[1])
     if status is None:
         raise ProtocolError(f"an outcome with status {str(wire[1])[:40]!r}")
-    return _new_tuple(Outcome, (task, status, *wire[2:]))
+    return _new_tuple(Outcome, (task, status, *wire[2:_WIDTH], texts))
+
+
+def take_outcomes(tasks: deque[Task], message: list[Wire], into: list[Outcome]) -> None:
+    """`from_wire` of each outcome of a worker's message against the tasks in flight, in
+    order: each appended to `into` and its task taken off the front of `tasks`, in one loop
+    (the usual outcome, with its texts, made here without a call). ProtocolError at the first
+    that is not an outcome of the task due, or when none is in flight: it and those after it
+    stay in flight."""
+    width = _WIDTH
+    statuses = _STATUSES
+    for wire in message:
+        if not tasks:
+            raise ProtocolError("an outcome when no task was in flight")
+        task = tasks[0]
+        if (
+            len(wire) == width + 2
+            and wire[0] == task.task_id
+            and type(text := wire[width]) is str
+            and type(stats := wire[width + 1]) is str
+            and (status := statuses.get(wire[1])) is not None
+        ):
+            into.append(_new_tuple(Outcome, (task, status, *wire[2:width], (text, stats))))
+        else:  # (the other form, and every error, said as `from_wire` says it)
+            into.append(from_wire(task, wire))
+        tasks.popleft()
 
 
 def send(conn: Connection | PlainEnd, message: Any) -> None:
@@ -173,7 +231,7 @@ def _malformed(wire: object) -> str | None:
         return None if all(type(s) is str for s in wire[4]) else "a solution that is not text"
     if type(wire) is not list or len(wire) != len(_FIELDS):
         return "not a list of the outcome's fields"
-    for value, kind, name in zip(wire, _FIELDS, ("task", *Outcome._fields[1:]), strict=True):
+    for value, kind, name in zip(wire, _FIELDS, ("task", *Outcome._fields[1:_WIDTH]), strict=True):
         if not isinstance(value, kind) or (kind is int and type(value) is bool):
             return f"{name} is a {type(value).__name__}"
     if not all(type(s) is str for s in wire[4]):
