@@ -60,8 +60,8 @@ def inlined(function: Callable[..., Any]) -> Any:
     the helper's IR there (every block with a deep copy of all its variables) and types and
     lowers it again, nested helpers included: a third of the band kernel's compile went to
     those copies. Inlined by LLVM, `warm()` with an empty cache takes 12-14 s of CPU instead
-    of 28-31 s, and the kernels run in the same time or less, side by side (0.96-1.02x on the
-    band kernel's second round; docs/benchmarks.md, "First compile and cache load").
+    of 28-31 s; the kernels' run time, side by side, 0.96-0.97x on 16x16 and 1.00-1.03x on the
+    band kernel's second round (docs/benchmarks.md, "First compile and cache load").
 
     numba would compile a helper once more for each new combination of argument types at its
     call sites, and a constant argument has a type of its own (`settle(cand, 0, ...)`: a
