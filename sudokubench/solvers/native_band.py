@@ -458,7 +458,8 @@ def digits_of(f, o, out) -> None:
 def start(f, t, givens) -> bool:
     """Level 0 from the givens, each placed (not yet propagated); False when two conflict.
 
-    A function of its own, called once a search: inlining it would compile `place` once more.
+    A function of its own, called once a search: nothing is gained by inlining it into
+    `search`, and it stays out of the fixpoint's code that LLVM optimises there.
     """
     for i in range(27):
         f[i] = BAND
