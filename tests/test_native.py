@@ -10,6 +10,7 @@ the empty 6x6 grid 28,200,960 and the empty 9x9 grid 6,670,903,752,021,072,936,9
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -370,6 +371,52 @@ def test_the_cache_is_seen_where_numba_keeps_it(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.stdout.split() == ["False"], done.stderr[-2000:]
+
+
+#: Compiles the kernel into an empty cache (`warm()`), then prints the number of helpers inlined
+#: by LLVM (`native_kernel.inlined`), those compiled for a literal argument type (a second
+#: compile of the same code), those with no compiled version, and those the entry points'
+#: machine code still calls (LLVM did not inline them).
+COMPILE_REPORT = r"""
+import json
+import re
+from numba.core.dispatcher import Dispatcher
+from numba.core.types import Literal
+from sudokubench.solvers import native, native_band, native_estimate, native_kernel, native_search
+native.warm()
+modules = (native_kernel, native_search, native_estimate, native_band)
+helpers = [
+    (m.__name__.rpartition(".")[2], name, f)
+    for m in modules
+    for name, f in vars(m).items()
+    if isinstance(f, Dispatcher) and f.__module__ == m.__name__
+    and f.targetoptions.get("forceinline")
+]
+literal = [n for _, n, f in helpers if any(isinstance(t, Literal) for s in f.signatures for t in s)]
+unused = [n for _, n, f in helpers if not f.signatures]
+code = "".join(
+    ir
+    for entry in (native_search.search, native_band.search, native_estimate.probes)
+    for ir in entry.inspect_llvm().values()
+)
+called = [n for m, n, _ in helpers if re.search(f"call [^\n]*{len(m)}{m}{len(n)}{n}B", code)]
+print(json.dumps([len(helpers), literal, unused, called]))
+"""
+
+
+@pytest.mark.slow
+def test_a_first_compile_compiles_each_helper_once_and_inlines_it(tmp_path: Path) -> None:
+    """With an empty cache every helper of the kernels is compiled for its plain argument types
+    only (a constant at a call site is not a type of its own, which compiled `settle` four
+    times), and the entry points' machine code calls none of them: LLVM inlined them all."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILE_REPORT], capture_output=True, text=True, env=env, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    count, literal, unused, called = json.loads(done.stdout.splitlines()[-1])
+    assert count >= 15
+    assert (literal, unused, called) == ([], [], [])
 
 
 def test_a_first_compile_is_announced(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -114,7 +114,7 @@ def warm_native(*, quiet: bool) -> None:
 
 
 #: Said on stderr before the kernel is compiled (numba's cache does not hold it yet).
-NOTICE = "compiling the native backend's kernel (once per machine, about a minute)..."
+NOTICE = "compiling the native backend's kernel (once per machine, 15-30 s)..."
 
 
 def ready_native(*, quiet: bool = False, workers_only: bool = False) -> bool:

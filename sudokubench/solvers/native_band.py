@@ -67,6 +67,7 @@ from sudokubench.solvers.native_kernel import (
     PAUSED,
     SAVED,
     START,
+    inlined,
 )
 
 #: int64 words a level of the stack takes: 27 digit-bands, 3 masks of unplaced cells, spare.
@@ -153,31 +154,31 @@ def _trailing_zeros(typingctx, m):
     return types.int64(m), codegen
 
 
-@njit(cache=True, inline="always")
+@inlined
 def low_index(bit: int) -> int:
     """The index of the single set bit of `bit` (below 2**27)."""
     return _trailing_zeros(bit)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def bits27(m: int) -> int:
     """The number of set bits of `m` (below 2**32)."""
     return _count_ones(m)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def columns(v: int) -> int:
     """The cells of the columns in the 9-bit set `v`, in a band (27 bits): one multiply."""
     return v * COLUMN_SPREAD
 
 
-@njit(cache=True, inline="always")
+@inlined
 def single(m: int) -> int:
     """`m` when it holds exactly one bit, else 0."""
     return m if bits27(m) == 1 else 0
 
 
-@njit(cache=True, inline="always")
+@inlined
 def triads(x: int) -> int:
     """The triads of a band holding a cell of the 27-bit `x` (bit 3r + k: row r, box k):
     each triad's three bits ORed onto its first, then those nine bits (every third) packed
@@ -187,7 +188,7 @@ def triads(x: int) -> int:
     return (g | g >> 6 | g >> 12) & 511
 
 
-@njit(cache=True, inline="always")
+@inlined
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set.
 
@@ -210,7 +211,7 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     return dirty | (7 << 3 * d)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def digit(f, o, t, d, bands, st) -> int:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b)."""
@@ -317,7 +318,7 @@ def digit(f, o, t, d, bands, st) -> int:
     return dirty
 
 
-@njit(cache=True, inline="always")
+@inlined
 def settle(f, o, t, dirty, st) -> int:
     """Digit updates and naked singles to a fixpoint; the open cells, or -1."""
     while True:
@@ -355,7 +356,7 @@ def settle(f, o, t, dirty, st) -> int:
             return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29])
 
 
-@njit(cache=True, inline="always")
+@inlined
 def bivalue(f, o, b) -> int:
     """The open cells of band b (block at offset o) with two candidates or fewer."""
     once = 0
@@ -369,13 +370,13 @@ def bivalue(f, o, b) -> int:
     return f[o + 27 + b] & ~thrice
 
 
-@njit(cache=True, inline="always")
+@inlined
 def spread(t, m) -> int:
     """The cells of the 27-bit `m` counted by column: 4 bits a column (at most 9 each)."""
     return t[T_SPREAD + (m & 511)] + t[T_SPREAD + ((m >> 9) & 511)] + t[T_SPREAD + (m >> 18)]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def branch(f, o, t) -> int:
     """The cell to branch on (27b + p): among the cells with two candidates (else with the
     fewest), the one with the best score 3 x (open cells in its row, column and box) + 4 x
@@ -477,7 +478,8 @@ def digits_of(f, o, out) -> None:
 def start(f, t, givens) -> bool:
     """Level 0 from the givens, each placed (not yet propagated); False when two conflict.
 
-    A function of its own, called once a search: inlining it would compile `place` once more.
+    A function of its own, called once a search: nothing is gained by inlining it into
+    `search`, and it stays out of the fixpoint's code that LLVM optimises there.
     """
     for i in range(27):
         f[i] = BAND

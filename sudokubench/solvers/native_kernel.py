@@ -30,9 +30,9 @@ Representation (the ideas of the fastest published solvers, rewritten for any bo
 - Fast paths for the last cells: below `LAST_CELLS` open cells no box-line reduction, at
   `NAKED_ONLY` or fewer only naked singles. The thresholds were tuned on top1465 and the 6x6
   counts, side by side; they are judgements, not optima.
-- Helpers are inlined into `search` and `probes` (`inline="always"`), across modules: a third
-  faster than calls, which pass every array of the tables and count references on each call,
-  at the price of a longer first compilation.
+- Helpers are inlined into `search` and `probes` across modules (`inlined`: by LLVM, each
+  helper compiled once): a third faster than calls, which pass every array of the tables and
+  count references on each call.
 
 numba's on-disk cache checks a function against a hash of its own source file only: after
 editing this module, delete the cached `native_search`, `native_estimate` and `native_band`
@@ -43,8 +43,49 @@ or `search` and `probes` keep the old inlined code (checked with numba 0.68: an 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
+from numba.core import types
+
+
+def inlined(function: Callable[..., Any]) -> Any:
+    """`@njit` for a helper of the kernels: compiled once for its argument types, then inlined
+    into each compiled caller by LLVM (`forceinline`), with no CPython or C wrapper (only
+    compiled code calls it).
+
+    Not numba's `inline="always"`, which inlines numba's own IR at every call site: it copies
+    the helper's IR there (every block with a deep copy of all its variables) and types and
+    lowers it again, nested helpers included: a third of the band kernel's compile went to
+    those copies. Inlined by LLVM, `warm()` with an empty cache takes 12-14 s of CPU instead
+    of 28-31 s; the kernels' run time, side by side, 0.96-0.97x on 16x16 and 1.00-1.03x on the
+    band kernel's second round (docs/benchmarks.md, "First compile and cache load").
+
+    numba would compile a helper once more for each new combination of argument types at its
+    call sites, and a constant argument has a type of its own (`settle(cand, 0, ...)`: a
+    `Literal[int](0)`), as have the types numba's inference tries on its way (a counter that
+    starts at 0 is a literal 0 until its increments are typed): that compiled `settle` four
+    times. Calls resolve on the plain types here (`types.unliteral`), so a helper compiles
+    once per real argument types and the constant reaches LLVM, which folds it after
+    inlining as before. A helper's entry in numba's cache keeps its LLVM bitcode beside the
+    machine code, so a caller compiled later (after an edit of its own module) still inlines
+    it: checked with numba 0.68, the band kernel's `search` recompiled over cached helpers
+    calls none of them.
+    """
+    dispatcher = njit(cache=True, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)(
+        function
+    )
+    resolve = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain_kws = {name: types.unliteral(t) for name, t in kws.items()}
+        return resolve(tuple(types.unliteral(t) for t in args), plain_kws)
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
 
 # -- the layout of the state array `st` (int64) ------------------------------------------------
 
@@ -92,7 +133,7 @@ LEAF_STEPS = 32
 LAST_CELLS = 20
 
 
-@njit(cache=True, inline="always")
+@inlined
 def popcount(m: int) -> int:
     """The number of set bits of a non-negative int64."""
     m = m - ((m >> 1) & 0x5555555555555555)
@@ -161,14 +202,14 @@ def unpack(table, work):
     return tabs, cand, open_at, branch_at, todo_at, queue, (1 << n) - 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def mark(dirty, umask, k) -> None:
     """Mark the three units of cell k as changed (`dirty[0:2]`: a 128-bit set of units)."""
     dirty[0] |= umask[2 * k]
     dirty[1] |= umask[2 * k + 1]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
     """Propagate the queued decided cells and hidden singles to a fixpoint.
 
@@ -250,7 +291,7 @@ def settle(cand, base, queue, qlen, open_cells, tabs, full, st) -> int:
                     break
 
 
-@njit(cache=True, inline="always")
+@inlined
 def locked(cand, base, queue, tabs) -> int:
     """One pass of box-line reduction; candidates removed, or -1 on a contradiction.
 
@@ -393,7 +434,7 @@ def start(cand, queue, givens, full, tabs, st) -> int:
     return settle(cand, 0, queue, qlen, open_cells, tabs, full, st)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def reduce_node(cand, base, open_cells, queue, tabs, full, st) -> int:
     """One pass of box-line reduction, then singles; open cells, or -1.
 
@@ -414,7 +455,7 @@ def reduce_node(cand, base, open_cells, queue, tabs, full, st) -> int:
     return open_cells
 
 
-@njit(cache=True, inline="always")
+@inlined
 def branch_cell(cand, base, cells) -> int:
     """The open cell with the fewest candidates (the first one with two ends the scan)."""
     best = -1
@@ -431,7 +472,7 @@ def branch_cell(cand, base, cells) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@inlined
 def widest_cell(cand, base, cells, tabs) -> int:
     """The open cell with the fewest candidates whose units have the most open cells (its
     digit reaches furthest; the first on a tie). Used when solving, it cut top1465's nodes by

@@ -45,6 +45,7 @@ from sudokubench.solvers.native_kernel import (
     SAVED,
     START,
     branch_cell,
+    inlined,
     mark,
     popcount,
     reduce_node,
@@ -55,7 +56,7 @@ from sudokubench.solvers.native_kernel import (
 )
 
 
-@njit(cache=True, inline="always")
+@inlined
 def leaf_begin(cand, base, cells, tabs, room, st) -> bool:
     """Set up the enumeration of a node's completions when it has at most `LEAF` open cells
     and they cannot exceed `room`; whether it did (then `leaf_run` counts them).
@@ -100,7 +101,7 @@ def leaf_begin(cand, base, cells, tabs, room, st) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
+@inlined
 def leaf_run(tabs, st, steps) -> int:
     """Go on with the enumeration for at most `steps` steps, counting into `st[COUNT]`; the
     steps left. It has ended when `st[LEAF_POS]` is negative."""
