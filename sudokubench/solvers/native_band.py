@@ -444,7 +444,7 @@ def branch(f, o, t) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@inlined
 def places(f, o, d, b, p) -> int:
     """The places of digit d in the row, the column and the box of cell p of band b (block
     at offset o), the cell counted in each: the candidates that placing d there removes, and
