@@ -452,7 +452,7 @@ def places(f, o, d, b, p) -> int:
     (the first solution) that found it after 8.2 digits tried a puzzle on top95 against 9.4
     for the lower digit first and 9.3 for the one with fewer places (the natural guess: a
     digit with few places left in a unit is likelier to be there); top1465 10.5 against 10.6,
-    17clue 0.78 against 0.81, forum hardest 4.6 against 4.8. The propagation of the branch
+    17clue 0.78 against 0.81, hardest.txt 4.6 against 4.8. The propagation of the branch
     that removes more decides sooner whether it holds."""
     column = columns(1 << (p % 9))
     x = f[o + 3 * d + b]
