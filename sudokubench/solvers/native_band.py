@@ -23,9 +23,11 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
   9-bit set). Propagation runs the updates and the naked singles to a fixpoint (`settle`).
 - Branching on a cell with two candidates when there is one (else the fewest), the one whose
   row, column and box have the most open cells and cells with two candidates (`branch`),
-  digits in increasing order, on an explicit stack of blocks; the last digit of a cell reuses
-  the parent's block. Resumable every `budget` nodes like the general kernel's search (same
-  state array, return codes and counters), so the deadline stays cooperative.
+  on an explicit stack of blocks; the last digit of a cell reuses the parent's block. Of a
+  two-candidate cell's digits the one with more places in the cell's row, column and box is
+  tried first (`places`); other cells' digits in increasing order. Resumable every `budget`
+  nodes like the general kernel's search (same state array, return codes and counters), so
+  the deadline stays cooperative.
 
 Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 `_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads and a
@@ -442,6 +444,24 @@ def branch(f, o, t) -> int:
     return best
 
 
+@inlined
+def places(f, o, d, b, p) -> int:
+    """The places of digit d in the row, the column and the box of cell p of band b (block
+    at offset o), the cell counted in each: the candidates that placing d there removes, and
+    three. Of a two-candidate cell's digits, the one with more is tried first: at limit 1
+    (the first solution) that found it after 8.2 digits tried a puzzle on top95 against 9.4
+    for the lower digit first and 9.3 for the one with fewer places (the natural guess: a
+    digit with few places left in a unit is likelier to be there); top1465 10.5 against 10.6,
+    17clue 0.78 against 0.81, hardest.txt 4.6 against 4.8. The propagation of the branch
+    that removes more decides sooner whether it holds."""
+    column = columns(1 << (p % 9))
+    x = f[o + 3 * d + b]
+    row = bits27(x & (511 << 9 * (p // 9)))
+    box = bits27(x & (BOX0 << 3 * (p % 9 // 3)))
+    stack = bits27(f[o + 3 * d] & column) + bits27(f[o + 3 * d + 1] & column)
+    return row + box + stack + bits27(f[o + 3 * d + 2] & column)
+
+
 @njit(cache=True)
 def digits_of(f, o, out) -> None:
     """Write the digits of a solved block into `out` (row-major cells)."""
@@ -481,14 +501,16 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
     The contract of `native_search.search` (the same arguments, state and return codes), on
-    this module's layout: `work` holds `LEVELS` blocks, then the open cells, branch cells and
-    untried digits of each level; `table` is `band_tables()`.
+    this module's layout: `work` holds `LEVELS` blocks, then the open cells, branch cells,
+    untried digits and the digit to try first (a bit) of each level; `table` is
+    `band_tables()`.
     """
     f = work
     t = table
     open_at = work[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
     branch_at = work[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
     todo_at = work[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
+    first_at = work[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
     keep = sols.shape[0]
     spent = 0
     if st[MODE] == DONE:
@@ -534,8 +556,15 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                 for d in range(9):
                     if f[o + 3 * d + b] & bit:
                         todo |= 1 << d
+                first = todo & -todo
+                other = todo ^ first
+                if other & (other - 1) == 0:  # two candidates: the one with more places first
+                    p = k - 27 * b
+                    if places(f, o, low_index(other), b, p) > places(f, o, low_index(first), b, p):
+                        first = other
                 branch_at[w] = k
                 todo_at[w] = todo
+                first_at[w] = first
                 st[GUESSES] += 1
                 j = w
         else:
@@ -551,7 +580,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         spent += 1
         st[NODES] += 1
         todo = todo_at[j]
-        low = todo & -todo
+        low = first_at[j] if todo & first_at[j] else todo & -todo
         todo ^= low
         todo_at[j] = todo
         k = branch_at[j]
@@ -575,4 +604,4 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
 
 
 #: The size of the band kernel's work array (int64 words).
-WORK_SIZE = LEVELS * BLOCK + 3 * LEVELS
+WORK_SIZE = LEVELS * BLOCK + 4 * LEVELS
