@@ -32,6 +32,9 @@ the timed region is then exactly `function(*arguments)` (`BaseBackend.bind` give
 `(prepared, timeout)`); `lib:` binds its C function and its ready C arguments, so its region
 is the foreign call alone, with no Python frame of the backend's around it.
 `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same numbers.
+A backend with `bind` may also have `answer_timed(prepared, raw, encode_s, solve_s)`, untimed:
+`answer` with the rule's times in the result, which `timed_solve` then calls instead of copying
+`answer`'s result through `stamp` (`native`, whose solve is a few microseconds).
 A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
 around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
 in `stats` as `reported_encode_s` / `reported_solve_s`.
