@@ -32,6 +32,9 @@ the timed region is then exactly `function(*arguments)` (`BaseBackend.bind` give
 `(prepared, timeout)`); `lib:` binds its C function and its ready C arguments, so its region
 is the foreign call alone, with no Python frame of the backend's around it.
 `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same numbers.
+A backend with `bind` may also have `answer_timed(prepared, raw, encode_s, solve_s)`, untimed:
+`answer` with the rule's times in the result, which `timed_solve` then calls instead of copying
+`answer`'s result through `stamp` (`native`, whose solve is a few microseconds).
 A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
 around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
 in `stats` as `reported_encode_s` / `reported_solve_s`.
@@ -150,11 +153,14 @@ class SolveResult:
         count: int,
         exhaustive: bool,
         stats: MappingProxyType[str, int | float],
+        encode_s: float = 0.0,
+        solve_s: float = 0.0,
     ) -> SolveResult:
-        """`SolveResult(backend, status, solutions, count, exhaustive, stats=stats)`, with
-        the same checks, for a backend whose answer is on the clock of a Python caller
-        (`native`): the dataclass's `__init__` sets each of the nine fields of a frozen class
-        through `object.__setattr__`, most of the cost of a result; this sets them at once."""
+        """`SolveResult(backend, status, solutions, count, exhaustive, encode_s, solve_s,
+        stats)`, with the same checks, for a backend whose answer is on the clock of a Python
+        caller (`native`): the dataclass's `__init__` sets each of the nine fields of a frozen
+        class through `object.__setattr__`, most of the cost of a result; this sets them at
+        once. With the rule's times (`answer_timed`) it is what `stamp` would have copied."""
         result = object.__new__(cls)
         object.__setattr__(
             result,
@@ -165,8 +171,8 @@ class SolveResult:
                 "solutions": solutions,
                 "count": count,
                 "exhaustive": exhaustive,
-                "encode_s": 0.0,
-                "solve_s": 0.0,
+                "encode_s": encode_s,
+                "solve_s": solve_s,
                 "stats": stats,
                 "message": "",
             },
@@ -572,8 +578,7 @@ def timed_call(
     except (ContractError, KeyboardInterrupt):
         raise
     except Exception as exc:  # a backend failure is a result, the run goes on
-        error = SolveResult(backend.name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
-        return Timed(error, encode_s, solve_s, cpu_s)
+        return Timed(_error(backend, exc, 0.0, 0.0), encode_s, solve_s, cpu_s)
 
 
 def stamp(timed: Timed) -> SolveResult:
@@ -609,8 +614,55 @@ def stamp(timed: Timed) -> SolveResult:
     return stamped
 
 
+def _error(backend: Any, exc: Exception, encode_s: float, solve_s: float) -> SolveResult:
+    """A phased backend's failure as an ERROR result with the rule's times."""
+    message = f"{type(exc).__name__}: {exc}"
+    return SolveResult(backend.name, _ERROR, encode_s=encode_s, solve_s=solve_s, message=message)
+
+
+@cache
+def _answers_timed(kind: type) -> bool:
+    """Whether `timed_solve` may hand backends of class `kind` the rule's times: phased, with
+    a `bind` and an `answer_timed(prepared, raw, encode_s, solve_s)` (module docstring)."""
+    return (
+        _phased(kind)
+        and callable(getattr(kind, "bind", None))
+        and (callable(getattr(kind, "answer_timed", None)))
+    )
+
+
 def timed_solve(
     backend: Any, puzzle: Grid, limit: int = 1, timeout: float | None = None
 ) -> SolveResult:
-    """`backend`'s result for `puzzle`, timed by the rule: what `Backend.solve` returns."""
-    return stamp(timed_call(backend, puzzle, limit, timeout, cpu=False))
+    """`backend`'s result for `puzzle`, timed by the rule: what `Backend.solve` returns.
+
+    `stamp(timed_call(..., cpu=False))`; for a backend with `answer_timed` (`native`) the
+    same region and the same result without the copy: `timed_call`'s steps inline, its
+    clocks that `cpu=False` turns into no-ops left out, and the times handed to the backend's
+    `answer_timed`, which builds the result with them (`stamp` would copy it only to write
+    them). The timed region is `timed_call`'s: two `perf_counter` reads around
+    `function(*arguments)` from `bind`.
+    """
+    if not _answers_timed(type(backend)):
+        return stamp(timed_call(backend, puzzle, limit, timeout, cpu=False))
+    if not (type(limit) is int and limit >= 1 and (timeout is None or timeout >= 0)):
+        check_arguments(limit, timeout)
+    perf_counter = time.perf_counter
+    encode_s = solve_s = 0.0
+    try:
+        start = perf_counter()
+        prepared = backend.prepare(puzzle, limit)
+        encode_s = perf_counter() - start
+        if isinstance(prepared, SolveResult):
+            return stamp(_new_tuple(Timed, (prepared, encode_s, 0.0, 0.0, None)))
+        function, arguments = backend.bind(prepared, timeout)
+        start = perf_counter()
+        try:
+            raw = function(*arguments)
+        finally:
+            solve_s = perf_counter() - start
+        return backend.answer_timed(prepared, raw, encode_s, solve_s)
+    except (ContractError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a backend failure is a result, as in `timed_call`
+        return _error(backend, exc, encode_s, solve_s)

@@ -47,7 +47,7 @@ from sudokubench.notation import (
     is_header,
     is_separator,
     is_skipped,
-    plain_line,
+    plain_line_bytes,
     row_cells,
 )
 from sudokubench.output import (
@@ -428,11 +428,13 @@ def _line_records(
         if line and not line.startswith("#"):
             # A plain line of symbols (no annotations) is read at once, as `parse_record`
             # would read it in the end; its id is set by `read_puzzles`.
-            cells = plain_line(line, shape) if ":" not in line else None
+            # The grid keeps the line's bytes (`Grid._from_bytes`): `native`'s `prepare`
+            # takes the givens so, and would otherwise make them again from the tuple.
+            cells = plain_line_bytes(line, shape) if ":" not in line else None
             if cells is not None:  # (`tuple.__new__`: the named tuple's own is Python code)
                 yield (
                     line_no,
-                    _new_tuple(PuzzleRecord, ("", Grid._unchecked(*cells), None, None, None)),
+                    _new_tuple(PuzzleRecord, ("", Grid._from_bytes(*cells), None, None, None)),
                 )
             else:
                 yield line_no, parse_record(line, shape, where=f"{name}:{line_no}")

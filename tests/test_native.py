@@ -502,3 +502,29 @@ def test_two_threads_solving_at_once_keep_their_own_answers(backend: native.Nati
     finally:
         sys.setswitchinterval(interval)
     assert not wrong, f"{len(wrong)} wrong answers, e.g. {wrong[0]}"
+
+
+def test_solve_builds_the_result_that_stamp_would(backend: native.Native) -> None:
+    """`backend.solve` hands the rule's times to `answer_timed`: its result is, field for
+    field, `stamp(timed_call(...))`'s but for the two times, which are the rule's (> 0), and
+    the backend's own `answer` (the harness's) still carries none."""
+    from dataclasses import fields
+
+    from sudokubench.backend import stamp, timed_call
+
+    conflicting = Grid.parse(MULTIPLE).with_value(3, 8)
+    puzzles = [r.puzzle for r in collection("17clue", 20)] + [Grid.parse(MULTIPLE), conflicting]
+    for puzzle in puzzles:
+        for limit in (1, 2, 100):
+            direct = backend.solve(puzzle, limit=limit)
+            timed = timed_call(backend, puzzle, limit, cpu=False)
+            stamped = stamp(timed)
+            assert type(direct) is type(stamped)
+            for f in fields(direct):
+                if f.name not in ("encode_s", "solve_s"):
+                    assert getattr(direct, f.name) == getattr(stamped, f.name), f.name
+            assert direct.encode_s > 0 and direct.solve_s > 0
+            assert timed.answer.encode_s == timed.answer.solve_s == 0.0
+            assert all(is_solution(s, puzzle) for s in direct.solutions)
+    assert backend.solve(Grid.parse(MULTIPLE), limit=100).count == 28
+    assert backend.solve(conflicting, limit=2).status is Status.UNSATISFIABLE
