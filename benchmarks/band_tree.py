@@ -13,7 +13,9 @@ solution's path is searched whole whatever the order, and one on it costs the su
 wrong digit when that digit is tried first (and nothing else). Limit-1 nodes are therefore
 exactly the path's branch points plus the wrong subtrees tried first; this walks each
 puzzle's path with the kernel's own `branch` and `settle`, measures each wrong subtree (the
-kernel on that node's placed cells and the wrong digit, every node of it), and prints for
+kernel's search resumed at that node's block with the wrong digit the only one left, every
+node of it; this reads the search's per-level arrays at their offsets in `search`), and
+prints for
 each order the mean digits tried a puzzle in wrong subtrees: any rule over the two digits'
 features can be scored without recompiling the kernel (the cell choice, and so the path,
 held fixed).
