@@ -265,15 +265,17 @@ class _Lines:
         return line_no, line
 
     def chunks(self) -> Iterator[tuple[int, str]]:
-        """The rest of the stream, `CHUNK` characters at a time cut after a line's end:
+        """The rest of the stream, up to `CHUNK` characters at a time cut after a line's end:
         (number of its first line, its whole lines, each ended by a newline but the file's
         last). An over-long line is refused once the lines before it are taken. (An invalid
         byte is reported at the first line of the chunk read: like the line reader's, whose
         decoder reads 8 KB at a time, the line named may come before the one at fault.)"""
         name, read, tail = self.name, self.handle.read, ""
+        size = 8192  # (doubled up to CHUNK: a selection of the first few reads little more)
         while True:
             try:
-                data = read(CHUNK)
+                data = read(size)
+                size = min(2 * size, CHUNK)
             except UnicodeDecodeError:
                 raise GridFormatError(
                     f"{name}:{self.line_no + 1}: not a text file (invalid UTF-8)"
