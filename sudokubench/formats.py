@@ -271,7 +271,7 @@ class _Lines:
         byte is reported at the first line of the chunk read: like the line reader's, whose
         decoder reads 8 KB at a time, the line named may come before the one at fault.)"""
         name, read, tail = self.name, self.handle.read, ""
-        size = 8192  # (doubled up to CHUNK: a selection of the first few reads little more)
+        size = min(8192, CHUNK)  # (doubled up to CHUNK: a selection of the first few reads little)
         while True:
             try:
                 data = read(size)
