@@ -13,6 +13,12 @@ from its first puzzle line:
 - **CSV** with a header naming a puzzle column (Kaggle's `quizzes,solutions`, or
   `puzzle,solution`, optionally `count`); a `.csv` file or a first line with a comma.
 
+`read_texts` reads the same puzzles as their canonical lines, in lists, for `compare` (which
+stores and plans the text, never the grid): once the layout is known to be lines, a regular
+file (plain or gzipped) is read in chunks, and a chunk whose lines are all plain lines of one
+shape is checked and put in canonical form in a few calls for all of its lines; any other line
+is read as `read_puzzles` reads it.
+
 `.gz` files are decompressed (recognised by content, not name); `-` is stdin. Every record has
 an id `LABEL:K`, K its place among the file's puzzles from 1 (not a line: a block or a comment
 takes several lines), LABEL the path as given, `stdin`, or what the caller names it (a

@@ -1,8 +1,9 @@
 """A new run's start: its row and its puzzles stored in one transaction on a thread of their own,
 while the first puzzles read are already planned and solved (`run.py` drives it).
 
-Reading and storing a large input takes a while (about a second for 17clue's 49,158 puzzles:
-parsing and SQLite inserts, ~18 us a puzzle); the workers need not wait for it. `Startup` reads
+Reading and storing a large input takes a while (17clue's 49,158 puzzles: their lines read in
+chunks, `formats.read_texts`, then SQLite's inserts, about 3 us a puzzle); the workers need not
+wait for it. `Startup` reads
 and stores on its thread and hands the first `PREFIX` puzzles to the planner as they are read;
 the planner takes the rest from the database once the transaction is committed (`finish`).
 What the rule was stays the rule: the run is stored with all its puzzles or not at all, so bad
