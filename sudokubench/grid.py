@@ -241,16 +241,17 @@ def _unit_check(shape: Shape) -> tuple[itemgetter[tuple[Digit, ...]], tuple[int,
 
 
 @cache
-def _lane_check(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
+def _lane_check(shape: Shape) -> tuple[tuple[tuple[int, ...], int, bytes], ...]:
     """For `_valid_line` up to 16x16: the lanes of the check in groups whose keys fit a byte.
 
     Lane 0, 1, 2 gives cell k of a valid grid the key u * N + d - 1 for its row, column and
     box u: N * N different keys 0..N*N-1. A group holds as many lanes, one after the other,
     as fit under 256 keys (three up to 9x9, two for 10x10 and 11x11, else one), lane j's keys
     shifted by j * N * N, so the group's keys are all different exactly when no unit repeats
-    a digit. Each group is (how many copies of the line it reads, the integer to add to those
-    copies read as one big-endian integer: every lane's offsets less 1 in every byte, and the
-    bytes of every key the group holds)."""
+    a digit. Each group is (the bit shifts of the line's copies after the first: the line read
+    as one big-endian integer, shifted by each and added to it, is its copies read as one
+    integer; the integer to add to those copies: every lane's offsets less 1 in every byte;
+    and the bytes of every key the group holds)."""
     n, cells = shape.n, shape.cells
     lanes = [[units[k] * n for k in range(cells)] for units in zip(*shape.cell_units, strict=True)]
     per = max(1, 256 // cells)
@@ -260,11 +261,12 @@ def _lane_check(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
         size = cells * len(group)
         shifts = bytes(key + j * cells for j, lane in enumerate(group) for key in lane)
         offsets = int.from_bytes(shifts, "big") - int.from_bytes(b"\1" * size, "big")
-        groups.append((len(group), offsets, bytes(range(size))))
+        copies = tuple(8 * cells * j for j in range(1, len(group)))
+        groups.append((copies, offsets, bytes(range(size))))
     return tuple(groups)
 
 
-def _lanes_of(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
+def _lanes_of(shape: Shape) -> tuple[tuple[tuple[int, ...], int, bytes], ...]:
     """`_lane_check(shape)`, remembered with its shape as `_last_lanes`."""
     global _last_lanes
     lanes = _lane_check(shape)
@@ -275,7 +277,7 @@ def _lanes_of(shape: Shape) -> tuple[tuple[int, int, bytes], ...]:
 #: The last shape `_valid_line` checked and its lanes: most checks are of one shape, and the
 #: identity test costs a fraction of the Python-level hash of a Shape that `_lane_check`'s
 #: cache computes (about 2,000 instructions an answer, callgrind).
-_last_lanes: tuple[Shape | None, tuple[tuple[int, int, bytes], ...]] = (None, ())
+_last_lanes: tuple[Shape | None, tuple[tuple[tuple[int, ...], int, bytes], ...]] = (None, ())
 
 #: `bytes.translate` table: 0 stays 0, any other byte becomes 255 (a mask of the givens).
 _GIVEN_MASK = bytes([0] + [255] * 255)
@@ -297,19 +299,22 @@ def _valid_line(line: bytes, givens: bytes, shape: Shape) -> bool:
     """
     if 0 in line:
         return False
+    value = int.from_bytes(line)  # (read once: the lanes' copies and the givens' test)
     if shape.n <= 16:
         last = _last_lanes
         lanes = last[1] if last[0] is shape else _lanes_of(shape)
-        for copies, offsets, keys in lanes:
-            digits = int.from_bytes(line * copies if copies > 1 else line) + offsets
-            if keys.translate(None, digits.to_bytes(len(keys))):
+        for shifts, offsets, keys in lanes:
+            copies = value
+            for shift in shifts:  # (shifts of one integer: cheaper than reading a longer one)
+                copies |= value << shift
+            if keys.translate(None, (copies + offsets).to_bytes(len(keys))):
                 return False
     else:
         getter, unit_keys = _unit_check(shape)
         if len(set(map(add, unit_keys, getter(tuple(line))))) != len(unit_keys):
             return False
     mask = int.from_bytes(givens.translate(_GIVEN_MASK))
-    return int.from_bytes(line) & mask == int.from_bytes(givens)
+    return value & mask == int.from_bytes(givens)
 
 
 def solution_line(solution: Grid, puzzle: Grid) -> str | None:

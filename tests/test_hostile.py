@@ -152,6 +152,56 @@ def test_sanitize_gives_plain_values_and_keeps_a_plain_outcome_as_it_is(change: 
     assert pickle.loads(pickle.dumps(clean)) == clean
 
 
+def _plain_stats_literally(stats: dict) -> bool:
+    """The rule `sanitize` keeps a stats dict by, read off one entry at a time."""
+    import math
+
+    from sudokubench.harness.pool.guard import STAT_KEY_CHARS
+
+    for key, value in stats.items():
+        if type(key) is not str or len(key) > STAT_KEY_CHARS:
+            return False
+        if type(value) is int:
+            if not -(2**62) <= value <= 2**62:
+                return False
+        elif type(value) is not float or not math.isfinite(value):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        {},
+        {"nodes": 6, "cpu_s": 3.3e-05, "cpu_wait_s": 0.0},
+        {"a": 2**62, "b": -(2**62)},  # at the bounds: plain
+        {"a": 2**62 + 1},
+        {"a": -(2**62) - 1},
+        {"a": 2**62 + 1, "b": 0.5},  # (the sum rounds to 2**62 as a float)
+        {"a": 2**62 - 1, "b": 1},
+        {"a": 2**2000, "b": 0.5},  # (an int a float cannot hold, summed with a float)
+        {"a": 1e300, "b": 1e300},
+        {"a": 1, "b": float("nan"), "c": 2},
+        {"a": float("inf")},
+        {"a": -float("inf"), "b": 1.0},
+        {"a": True},
+        {"a": "1"},
+        {"a": None},
+        {1: 2},
+        {"k" * 64: 1},
+        {"k" * 65: 1},
+    ],
+)
+def test_sanitize_keeps_as_they_are_exactly_the_plain_stats(stats: dict) -> None:
+    from sudokubench.backend import Status
+    from sudokubench.harness.pool.guard import sanitize
+    from sudokubench.harness.pool.task import Outcome, Task
+
+    task = Task(0, "p:1", TELEGRAM, None, "x:y", 2, 1.0, 0)
+    outcome = Outcome(task, Status.SOLVED, 1, True, (TELEGRAM,), 0.0, 0.1, 0.2, stats, "")
+    assert (sanitize(outcome) is outcome) == _plain_stats_literally(stats)
+
+
 def test_a_resumed_run_without_puzzles_is_an_error(tmp_path: Path, puzzles: Path) -> None:
     db = tmp_path / "r.sqlite"
     assert cli("compare", str(puzzles), "--backends", "fast", "--db", str(db)).returncode == 0

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION
 
 from sudokubench import Grid, count, is_solution
+from sudokubench.backend import Status
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness.verify import (
     EXPECTED,
@@ -366,3 +367,20 @@ def test_one_answer_alone_gets_the_verdict_the_general_rules_give(kind, n, sound
     alone = agree("p", [voice])
     general = agree("p", [voice, Voice("b", UNKNOWN)])
     assert alone == general
+
+
+@pytest.mark.parametrize(
+    ("status", "count", "exhaustive"),
+    [
+        (Status.SOLVED, 1, True),
+        (Status.SOLVED, 2, False),
+        (Status.UNSATISFIABLE, 0, True),
+        (Status.TIMEOUT, 0, False),
+        (Status.TIMEOUT, 3, False),
+        (Status.ERROR, 0, False),
+    ],
+)
+def test_a_verdicts_text_is_its_str(status, count, exhaustive):
+    verdict = verdict_of(status, count, exhaustive)
+    assert verdict.text == str(verdict) == str(Verdict.parse(verdict.text))
+    assert verdict.text == {1: "=1", 2: ">=2", 3: ">=3"}.get(count, "0" if exhaustive else "?")

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple, Protocol
 
 from sudokubench.backend import Status
@@ -113,6 +113,12 @@ class Verdict:
         if self.kind == "at_least":
             return f">={self.n}"
         return "?"
+
+    @cached_property
+    def text(self) -> str:
+        """`str(self)`, made once: `_verdict` gives one Verdict a value, whose text a worker
+        reads on every answer (`str` calls `__str__`, a Python method, each time)."""
+        return str(self)
 
     @classmethod
     def parse(cls, text: str) -> Verdict:

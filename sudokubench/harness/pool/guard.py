@@ -51,6 +51,8 @@ STATS_ENTRIES = 64
 #: Most characters of a stats key.
 STAT_KEY_CHARS = 64
 _MAX_COUNT = 2**62
+#: `-_MAX_COUNT`, made once (`_plain` compares every int stat with it: a new integer each time).
+_MIN_COUNT = -_MAX_COUNT
 _TIMES = ("encode_s", "solve_s", "wall_s")
 
 
@@ -156,7 +158,7 @@ def _plain(outcome: Outcome) -> bool:
         and 0.0 <= encode_s < math.inf
         and 0.0 <= solve_s < math.inf
         and 0.0 <= wall_s < math.inf
-        and len(solutions) <= max(task.limit, 0)
+        and (len(solutions) <= task.limit or not solutions)  # (at most `max(limit, 0)`)
         and len(stats) <= STATS_ENTRIES
         and len(message) <= MESSAGE_CHARS
         and len(verdict) <= 40
@@ -171,7 +173,7 @@ def _plain(outcome: Outcome) -> bool:
         if type(key) is not str or len(key) > STAT_KEY_CHARS:
             return False
         if type(value) is int:
-            if not -_MAX_COUNT <= value <= _MAX_COUNT:
+            if not _MIN_COUNT <= value <= _MAX_COUNT:
                 return False
         elif type(value) is not float or not math.isfinite(value):
             return False
