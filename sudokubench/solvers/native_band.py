@@ -154,6 +154,25 @@ def _trailing_zeros(typingctx, m):
     return types.int64(m), codegen
 
 
+@intrinsic
+def _borrowed(typingctx, a):
+    """The array `a` without its reference count (a NULL meminfo): for the kernel's own use
+    of an argument its caller holds for the whole call. numba counts references of every array
+    passed to a helper, and an inlined helper's counts stay in the machine code (a locked
+    increment and decrement of the count a call: tens of cycles each); on a borrowed array
+    those find no count and return at once."""
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, value=args[0])
+        array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        array.parent = context.get_constant_null(types.pyobject)
+        return array._getvalue()
+
+    return a(a), codegen
+
+
 @inlined
 def low_index(bit: int) -> int:
     """The index of the single set bit of `bit` (below 2**27)."""
@@ -505,12 +524,14 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     untried digits and the digit to try first (a bit) of each level; `table` is
     `band_tables()`.
     """
-    f = work
-    t = table
+    f = _borrowed(work)
+    t = _borrowed(table)
+    st = _borrowed(st)
     open_at = work[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
     branch_at = work[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
     todo_at = work[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
     first_at = work[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    sols = _borrowed(sols)
     keep = sols.shape[0]
     spent = 0
     if st[MODE] == DONE:
