@@ -75,6 +75,12 @@ BLOCK = 32
 #: Stack levels: one per placed guess at most, and the root.
 LEVELS = 82
 BAND = (1 << 27) - 1
+#: Above every level (`LEVELS`): a level ANDed with it is the same level, and LLVM then knows
+#: its block's offset is not negative, so numba's check of a negative index (one compare and
+#: select an access, and a register for the array's length) folds away.
+LEVEL_MASK = 127
+#: Above every cell (0-80): the same for a cell, its band and its place in the band.
+CELL_MASK = 127
 #: A row's 9 bits times this: the same columns in all three rows of a band (`columns`).
 COLUMN_SPREAD = 1 | 1 << 9 | 1 << 18
 #: The cells of the first box of a band; the second and third are this shifted by 3 and 6.
@@ -243,17 +249,17 @@ def digit(f, o, t, d, bands, st) -> int:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
             return -1
-        x0 &= t[T_TCELLS + s]
+        x0 &= t[T_TCELLS + (s & 511)]
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
             return -1
-        x1 &= t[T_TCELLS + s]
+        x1 &= t[T_TCELLS + (s & 511)]
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
             return -1
-        x2 &= t[T_TCELLS + s]
+        x2 &= t[T_TCELLS + (s & 511)]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
@@ -551,7 +557,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         expand = False
     while True:
         if expand:
-            o = w * BLOCK
+            o = (w & LEVEL_MASK) * BLOCK
             open_cells = open_at[w]
             if open_cells == 0:
                 saved = st[SAVED]
@@ -570,7 +576,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                 st[BACKTRACKS] += 1
                 j = w - 1
             else:
-                k = branch(f, o, t)
+                k = branch(f, o, t) & CELL_MASK
                 b = k // 27
                 bit = 1 << (k - 27 * b)
                 todo = 0
@@ -604,11 +610,11 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         low = first_at[j] if todo & first_at[j] else todo & -todo
         todo ^= low
         todo_at[j] = todo
-        k = branch_at[j]
+        k = branch_at[j] & CELL_MASK
         if todo:  # more digits to try here: the child gets a copy of the block
             w = j + 1
-            src = j * BLOCK
-            dst = w * BLOCK
+            src = (j & LEVEL_MASK) * BLOCK
+            dst = (w & LEVEL_MASK) * BLOCK
             for i in range(30):
                 f[dst + i] = f[src + i]
             if w > st[MAX_DEPTH]:
@@ -616,7 +622,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         else:  # the last digit: reuse the block
             w = j
         todo_at[w] = 0
-        o = w * BLOCK
+        o = (w & LEVEL_MASK) * BLOCK
         b = k // 27
         bit = 1 << (k - 27 * b)
         dirty = place(f, o, t, low_index(low), b, bit, 0)
