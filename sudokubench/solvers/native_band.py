@@ -100,6 +100,9 @@ T_ROWBOX = 2560  # 27: a cell's row and box in its band, itself excluded
 TABLE_SIZE = 2587
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
 BAD = 1 << 40
+#: Where the work array holds `band_tables()` and the rows for solutions (`search`).
+TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
+ROWS_AT = TABLE_AT + TABLE_SIZE
 
 
 def band_tables() -> np.ndarray:
@@ -488,15 +491,15 @@ def places(f, o, d, b, p) -> int:
 
 
 @njit(cache=True)
-def digits_of(f, o, out) -> None:
-    """Write the digits of a solved block into `out` (row-major cells)."""
+def digits_of(f, o, out, at) -> None:
+    """Write the digits of a solved block into `out` from `at` on (row-major cells)."""
     for d in range(9):
         for b in range(3):
             x = f[o + 3 * d + b]
             while x:
                 bit = x & -x
                 x ^= bit
-                out[27 * b + low_index(bit)] = d + 1
+                out[at + 27 * b + low_index(bit)] = d + 1
 
 
 @njit(cache=True)
@@ -522,23 +525,24 @@ def start(f, t, givens) -> bool:
 
 
 @njit(cache=True)
-def search(work, table, givens, st, sols, limit, budget, drain) -> int:
+def search(work, givens, st, keep, limit, budget, drain) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
-    The contract of `native_search.search` (the same arguments, state and return codes), on
-    this module's layout: `work` holds `LEVELS` blocks, then the open cells, branch cells,
-    untried digits and the digit to try first (a bit) of each level; `table` is
-    `band_tables()`.
+    The contract of `native_search.search` (the same state and return codes) with fewer
+    arrays to pass (numba's entry unboxes each array argument: tens of nanoseconds a call):
+    `work` (`work_size` words) holds `LEVELS` blocks, then the open cells, branch cells,
+    untried digits and the digit to try first (a bit) of each level, then `band_tables()` (at
+    `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a row), of which the
+    first `keep` are filled.
     """
     f = _borrowed(work)
-    t = _borrowed(table)
+    t = f[TABLE_AT:ROWS_AT]
     st = _borrowed(st)
-    open_at = work[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
-    branch_at = work[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
-    todo_at = work[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
-    first_at = work[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
-    sols = _borrowed(sols)
-    keep = sols.shape[0]
+    open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
+    branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
+    todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
+    first_at = f[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    sols = f[ROWS_AT:].view(np.uint8)
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
@@ -562,7 +566,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
-                    digits_of(f, o, sols[saved])
+                    digits_of(f, o, sols, 81 * saved)
                     st[SAVED] = saved + 1
                 st[COUNT] += 1
                 if st[COUNT] >= limit:
@@ -630,5 +634,6 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         expand = True
 
 
-#: The size of the band kernel's work array (int64 words).
-WORK_SIZE = LEVELS * BLOCK + 4 * LEVELS
+def work_size(rows: int) -> int:
+    """The size of the band kernel's work array (int64 words) with `rows` rows for solutions."""
+    return ROWS_AT + (81 * rows + 7) // 8
