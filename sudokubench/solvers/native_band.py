@@ -202,8 +202,9 @@ def columns(v: int) -> int:
 
 @inlined
 def single(m: int) -> int:
-    """`m` when it holds exactly one bit, else 0."""
-    return m if bits27(m) == 1 else 0
+    """`m` when it holds exactly one bit, else 0 (0 for 0 too): `m` without its lowest bit
+    is 0 (one `blsr`, which sets the flag the select reads), no popcount."""
+    return m if m & (m - 1) == 0 else 0
 
 
 @inlined
