@@ -38,7 +38,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sudokubench.formats import PuzzleRecord, parse_grid, parse_record, puzzles_dir, read_puzzles
+from sudokubench.formats import (
+    PuzzleRecord,
+    PuzzleText,
+    parse_grid,
+    parse_record,
+    puzzles_dir,
+    read_puzzles,
+    read_texts,
+)
 from sudokubench.grid import GridFormatError, Shape
 
 __all__ = [
@@ -112,6 +120,26 @@ class Subset:
                 if seen == self.last:
                     return
         if seen < self.first:
+            raise GridFormatError(
+                f"{name}:{self}: selects no puzzle ({name} holds {seen}; "
+                f"puzzles are numbered 1 to {seen})"
+            )
+
+    def take_lists(
+        self, lists: Iterator[list[PuzzleText]], name: str
+    ) -> Iterator[list[PuzzleText]]:
+        """`take` of puzzles that come in lists (`formats.read_texts`): the lists of this
+        selection's puzzles, cut where it starts and ends."""
+        seen = 0
+        first, last = self.first, self.last
+        for found in lists:
+            start, seen = seen, seen + len(found)
+            if seen >= first:
+                if last is not None and seen >= last:
+                    yield found[max(0, first - 1 - start) : last - start]
+                    return
+                yield found[max(0, first - 1 - start) :] if start < first - 1 else found
+        if seen < first:
             raise GridFormatError(
                 f"{name}:{self}: selects no puzzle ({name} holds {seen}; "
                 f"puzzles are numbered 1 to {seen})"
@@ -215,6 +243,20 @@ class Source:
         path = "-" if self.kind == "stdin" else self.path
         records = read_puzzles(path, shape, label=self.label)  # type: ignore[arg-type]
         yield from (self.subset.take(records, self.label) if self.subset else records)
+
+    def texts(self, shape: Shape | None = None, collection: str = "") -> Iterator[list[PuzzleText]]:
+        """`records` as `formats.read_texts` gives them: lists of (id, collection, canonical
+        line, expected count, expected solution's line), `collection` where the input names
+        none (what `compare` stores and plans)."""
+        if self.kind in ("puzzle", "stored"):
+            for r in self.records(shape):
+                solution = None if r.expected_solution is None else str(r.expected_solution)
+                found = r.collection or collection
+                yield [(r.id, found, str(r.puzzle), r.expected_count, solution)]
+            return
+        path = "-" if self.kind == "stdin" else self.path
+        lists = read_texts(path, shape, label=self.label, collection=collection)  # type: ignore[arg-type]
+        yield from (self.subset.take_lists(lists, self.label) if self.subset else lists)
 
 
 def _argument_record(text: str, shape: Shape | None) -> PuzzleRecord:

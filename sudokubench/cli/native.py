@@ -127,17 +127,19 @@ def ready_native(*, quiet: bool = False, workers_only: bool = False) -> bool:
     `workers_only`: only worker processes will solve (`compare`). When numba's cache already
     holds the kernel, it is not loaded here at all (the workers' fork server loads it) and
     `available()` no longer loads it in this process; a cold cache is still compiled here, once.
+    A cache beside the kernel's sources (`native.kernel_cached_beside`) is seen without
+    importing numba here at all: only the workers' fork server imports it.
     """
+    from sudokubench.solvers import native
+
+    cached = native.kernel_cached()  # (one beside the sources is seen without numba)
+    if workers_only and cached:
+        native.load_on_available = False
+        return True
     try:
         import numba  # noqa: F401
     except ImportError:
         return False
-    from sudokubench.solvers import native
-
-    cached = native.kernel_cached()
-    if workers_only and cached:
-        native.load_on_available = False
-        return True
     if cached is False and not quiet:
         print(NOTICE, file=sys.stderr, flush=True)
     native.warm()

@@ -45,6 +45,7 @@ __all__ = [
     "available_backends",
     "backend_shapes",
     "input_sources",
+    "load_puzzle_lists",
     "load_puzzles",
     "machine_info",
     "plan",
@@ -192,20 +193,31 @@ def _puzzle_id(source: Source, record_id: str, position: int, written_out: int) 
 def load_puzzles(args: CompareArgs) -> Iterator[PuzzleRow]:
     """Read every input puzzle with its collection and expected answer, one at a time (the
     first is read at once: an error in the arguments, or no puzzle at all, raises here)."""
+    return itertools.chain.from_iterable(load_puzzle_lists(args))
+
+
+def load_puzzle_lists(args: CompareArgs) -> Iterator[list[PuzzleRow]]:
+    """`load_puzzles` in lists, as the input is read (a large chunk of a file's plain lines
+    at a time, `formats.read_texts`): what `compare` stores and plans. The first list is
+    read at once."""
     shape = Shape.parse(args.box) if args.box else None
     sources = input_sources(args)
     if sum(s.kind == "stdin" for s in sources) > 1:
         raise ArgumentError("stdin (-) can be read only once")
-    rows = _read_puzzles(sources, shape, args.box)
-    first = next(rows, None)
+    lists = _read_puzzles(sources, shape, args.box)
+    first = next(lists, None)
     if first is None:
         raise ArgumentError("the input holds no puzzles")
-    return itertools.chain((first,), rows)
+    return itertools.chain((first,), lists)
+
+
+#: A `PuzzleRow` from its fields' tuple (`tuple.__new__`, called in C: no Python `__new__`).
+_new_row = functools.partial(_new_tuple, PuzzleRow)
 
 
 def _read_puzzles(
     sources: Sequence[Source], shape: Shape | None, box: str | None
-) -> Iterator[PuzzleRow]:
+) -> Iterator[list[PuzzleRow]]:
     # The ids of one source are distinct (a line or record number each): only sources that
     # share a label (the same file twice, two subsets of a collection) can give one id twice,
     # so only their ids are remembered.
@@ -218,29 +230,31 @@ def _read_puzzles(
         stem = name.removesuffix(".gz").removesuffix(".txt").removesuffix(".csv")
         shared = labels[source.label] > 1
         written = source.kind == "puzzle"  # (only a puzzle written out takes another id)
-        for record in source.records(shape):
-            puzzle_id = _puzzle_id(source, record.id, number, written_out) if written else record.id
+        for found in source.texts(shape, stem):
+            if not found:
+                continue
+            ids, collections, texts, counts, solutions = zip(*found, strict=True)
+            if written:
+                ids = tuple(_puzzle_id(source, i, number, written_out) for i in ids)
             if shared:
-                if puzzle_id in seen:
-                    raise ArgumentError(
-                        f"two inputs give the puzzle id {puzzle_id}: rename one file, "
-                        "or make the subsets of a collection disjoint"
-                    )
-                seen.add(puzzle_id)
-            solution = record.expected_solution
-            yield _new_tuple(  # (a PuzzleRow without its Python `__new__`: one a puzzle)
-                PuzzleRow,
-                (
-                    puzzle_id,
-                    position,
-                    record.collection or stem,
-                    str(record.puzzle),
-                    box,
-                    record.expected_count,
-                    None if solution is None else str(solution),
-                ),
+                for puzzle_id in ids:
+                    if puzzle_id in seen:
+                        raise ArgumentError(
+                            f"two inputs give the puzzle id {puzzle_id}: rename one file, "
+                            "or make the subsets of a collection disjoint"
+                        )
+                    seen.add(puzzle_id)
+            positions = range(position, position + len(found))
+            position += len(found)
+            # (each a PuzzleRow made in C: the columns zipped, `tuple.__new__` mapped)
+            yield list(
+                map(
+                    _new_row,
+                    zip(
+                        ids, positions, collections, texts, itertools.repeat(box), counts, solutions
+                    ),
+                )
             )
-            position += 1
 
 
 def tasks_per_puzzle(args: CompareArgs) -> int:

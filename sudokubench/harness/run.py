@@ -28,7 +28,7 @@ from sudokubench.errors import ArgumentError, ClusterLost
 from sudokubench.harness import dbfile, noise
 from sudokubench.harness.plan import (
     CompareArgs,
-    load_puzzles,
+    load_puzzle_lists,
     machine_info,
     resolve_args,
     resolve_backends,
@@ -161,7 +161,7 @@ def _compare(
         args = resolve_args(args)  # bad input stops the run before the database is touched
         if executor is None:  # its fork server boots while the puzzles are read
             executor = own = _local_pool(args)
-        puzzles = load_puzzles(args)  # (read as they are stored: the first one here)
+        puzzles = load_puzzle_lists(args)  # (read as they are stored: the first list here)
         workers = executor.prepare(args.backends)
         machine = {**machine_info(args.backends), "workers": workers}
         return _start(db, args, machine, puzzles, _Run(args, executor, progress, on_start, par))
@@ -171,7 +171,11 @@ def _compare(
 
 
 def _start(
-    db: Path, args: CompareArgs, machine: dict[str, Any], puzzles: Iterable[PuzzleRow], run: _Run
+    db: Path,
+    args: CompareArgs,
+    machine: dict[str, Any],
+    puzzles: Iterable[list[PuzzleRow]],
+    run: _Run,
 ) -> RunReport:
     """A new run: stored with its puzzles, read as they are written, in one transaction
     (`Startup`, on a thread, while the first puzzles already run); when the input turns out

@@ -1,8 +1,9 @@
 """A new run's start: its row and its puzzles stored in one transaction on a thread of their own,
 while the first puzzles read are already planned and solved (`run.py` drives it).
 
-Reading and storing a large input takes a while (about a second for 17clue's 49,158 puzzles:
-parsing and SQLite inserts, ~18 us a puzzle); the workers need not wait for it. `Startup` reads
+Reading and storing a large input takes a while (17clue's 49,158 puzzles: their lines read in
+chunks, `formats.read_texts`, then SQLite's inserts, about 3 us a puzzle); the workers need not
+wait for it. `Startup` reads
 and stores on its thread and hands the first `PREFIX` puzzles to the planner as they are read;
 the planner takes the rest from the database once the transaction is committed (`finish`).
 What the rule was stays the rule: the run is stored with all its puzzles or not at all, so bad
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sudokubench.harness.records import PuzzleRow
@@ -37,7 +38,9 @@ class _Abandoned(BaseException):
 class Startup:
     """Stores a new run with its puzzles on a thread (the module docstring).
 
-    `first()` yields the first `PREFIX` puzzles as they are read; `finish()` waits for the
+    `puzzles` come in lists, as the input is read (`plan.load_puzzle_lists`: a large chunk
+    of a file at a time). `first()` yields the first `PREFIX` puzzles as they are read (a
+    list at a time through the queue); `finish()` waits for the
     commit and gives the run's id and puzzle count, or raises what stopped the reading (an
     `InputError` for bad input, with nothing stored); `failure` shows it without waiting.
     """
@@ -47,7 +50,7 @@ class Startup:
         store: Store,
         args: dict[str, Any],
         machine: dict[str, Any],
-        puzzles: Iterable[PuzzleRow],
+        puzzles: Iterable[Sequence[PuzzleRow]],
         prefix: int = PREFIX,
     ) -> None:
         self.store = store
@@ -62,18 +65,21 @@ class Startup:
         )
         self._thread.start()
 
-    def _rows(self, puzzles: Iterable[PuzzleRow]) -> Iterator[PuzzleRow]:
-        for row in puzzles:
+    def _lists(self, puzzles: Iterable[Sequence[PuzzleRow]]) -> Iterator[Sequence[PuzzleRow]]:
+        for rows in puzzles:
             if self._stop.is_set():
                 raise _Abandoned
-            if self.count < self.prefix:
-                self._first.put(row)
-            self.count += 1
-            yield row
+            count = self.count
+            if count < self.prefix:
+                self._first.put(
+                    rows if count + len(rows) <= self.prefix else rows[: self.prefix - count]
+                )
+            self.count = count + len(rows)
+            yield rows
 
     def _store(self, args: dict[str, Any], machine: dict[str, Any], puzzles: Any) -> None:
         try:
-            self.run_id = self.store.new_run(args, machine, self._rows(puzzles))
+            self.run_id = self.store.new_run(args, machine, lists=self._lists(puzzles))
         except BaseException as exc:  # handed to the main thread, which raises it
             self.failure = exc
         finally:
@@ -86,8 +92,8 @@ class Startup:
 
     def first(self) -> Iterator[PuzzleRow]:
         """The first `PREFIX` puzzles, each as soon as it is read (waits for the next)."""
-        while (row := self._first.get()) is not _END:
-            yield row
+        while (rows := self._first.get()) is not _END:
+            yield from rows
 
     def finish(self) -> tuple[int, int]:
         """(run id, puzzle count) once committed; raises what stopped the reading."""

@@ -12,6 +12,7 @@ and the last 0.1 s of results.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,7 +31,12 @@ from sudokubench.harness.store_read import (
     run_from_sql,
     task_from_sql,
 )
-from sudokubench.harness.store_write import TASK_COLUMNS, TaskWriter, insert_rows, refused
+from sudokubench.harness.store_write import (
+    TASK_COLUMNS,
+    VALUES_PER_INSERT,
+    TaskWriter,
+    refused,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -58,6 +64,8 @@ def now_utc() -> str:
 
 _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
+#: Puzzle rows inserted by one statement: as many as `VALUES_PER_INSERT` values allow.
+_PUZZLES_PER_INSERT = VALUES_PER_INSERT // len(PuzzleRow._fields)
 
 
 class Store:
@@ -195,10 +203,16 @@ class Store:
     # -- runs ---------------------------------------------------------------------------------
 
     def new_run(
-        self, args: dict[str, Any], machine: dict[str, Any], puzzles: Iterable[PuzzleRow] = ()
+        self,
+        args: dict[str, Any],
+        machine: dict[str, Any],
+        puzzles: Iterable[PuzzleRow] = (),
+        *,
+        lists: Iterable[Sequence[PuzzleRow]] = (),
     ) -> int:
-        """Record the start of a run with its puzzles, in one transaction (a run killed while
-        it starts is stored whole or not at all); its id."""
+        """Record the start of a run with its puzzles (`puzzles`, then those of `lists`: the
+        same rows a list at a time), in one transaction (a run killed while it starts is
+        stored whole or not at all); its id."""
         with self._writing():
             cursor = self.db.execute(
                 "INSERT INTO runs (started, status, args, machine) VALUES (?, 'running', ?, ?)",
@@ -211,6 +225,7 @@ class Store:
             run_id = cursor.lastrowid
             assert run_id is not None
             self._insert_puzzles(run_id, puzzles)
+            self._insert_puzzle_lists(run_id, lists)
         return run_id
 
     def add_workers(self, run_id: int, workers: Sequence[dict[str, Any]]) -> None:
@@ -294,12 +309,28 @@ class Store:
             self._insert_puzzles(run_id, puzzles)
 
     def _insert_puzzles(self, run_id: int, puzzles: Iterable[PuzzleRow]) -> None:
-        insert_rows(
-            self.db,
-            f"OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})",
-            1 + len(PuzzleRow._fields),
-            ((run_id, *p) for p in puzzles),
-        )
+        puzzles = iter(puzzles)
+        self._insert_puzzle_lists(run_id, iter(lambda: list(itertools.islice(puzzles, 4096)), []))
+
+    def _insert_puzzle_lists(self, run_id: int, lists: Iterable[Sequence[PuzzleRow]]) -> None:
+        """Insert the rows of every list (kept where a row of the run has its id already),
+        `_PUZZLES_PER_INSERT` to a statement whatever the lists' lengths: each row's values
+        bound, the run's id written in the statement (a row's values are then its own fields
+        in one flat list, made in C)."""
+        one = f"({int(run_id)}, " + ", ".join("?" * len(PuzzleRow._fields)) + ")"
+        into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) VALUES "
+        per = _PUZZLES_PER_INSERT
+        many = into + ", ".join([one] * per)
+        execute, flat = self.db.execute, itertools.chain.from_iterable
+        held: Sequence[PuzzleRow] = []
+        for found in lists:
+            rows = [*held, *found] if held else found
+            whole = len(rows) - len(rows) % per
+            for at in range(0, whole, per):
+                execute(many, list(flat(rows[at : at + per])))
+            held = rows[whole:]
+        if held:
+            self.db.executemany(into + one, held)
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order (`ordered_puzzles` reads them a few at a time)."""
