@@ -73,13 +73,14 @@ class Kernel:
     """The band kernel with its arrays, run to the end (no pause)."""
 
     def __init__(self) -> None:
-        self.work = np.zeros(nb.WORK_SIZE, dtype=np.int64)
+        self.work = np.zeros(nb.work_size(2), dtype=np.int64)  # the tables and 2 rows in it
         self.table = nb.band_tables()
-        self.sols = np.zeros((2, 81), dtype=np.uint8)
+        self.work[nb.TABLE_AT : nb.ROWS_AT] = self.table
+        self.sols = self.work[nb.ROWS_AT :].view(np.uint8)[: 2 * 81].reshape(2, 81)
 
     def run(self, givens: np.ndarray, limit: int, budget: int = 10**9) -> np.ndarray:
         st = np.zeros(STATE_SIZE, dtype=np.int64)
-        nb.search(self.work, self.table, givens, st, self.sols, limit, budget, False)
+        nb.search(self.work, givens, st, 2, limit, budget, False)
         return st
 
     def subtree(self, row: np.ndarray, d: int) -> int:
@@ -94,7 +95,7 @@ class Kernel:
         st = np.zeros(STATE_SIZE, dtype=np.int64)
         st[MODE] = ADVANCE
         st[FROM] = 0
-        nb.search(self.work, self.table, np.zeros(81, np.uint8), st, self.sols, 2, 10**9, False)
+        nb.search(self.work, np.zeros(81, np.uint8), st, 2, 2, 10**9, False)
         assert st[COUNT] == 0
         return int(st[NODES])
 

@@ -177,9 +177,10 @@ class Run:
         self.shape = shape
         self.space = space
         self.kernel = space.kernel
-        # 9x9 searches with the band kernel (`native_band`) unless `band` is off; the
-        # estimator's probes and every other shape use the general kernel.
-        self.band = band and space.band is not None
+        # 9x9 searches with the band kernel (`native_band`) unless `band` is off or more
+        # rows are asked for than its work array holds; the estimator's probes and every
+        # other shape use the general kernel.
+        self.band = band and space.band is not None and rows <= ROWS
         self.givens = space.frombuffer(puzzle.digit_bytes(), space.uint8)
         self.st = space.state.copy()
         views = space.views
@@ -190,8 +191,11 @@ class Run:
         return self.space.searches[self.band](*self.kernel_arguments(limit, budget, drain))
 
     def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
-        """The arguments of `native_search.search` for this run."""
+        """The arguments of `native_search.search` (`native_band.search` on the band kernel,
+        whose work array holds the tables and the rows) for this run."""
         work, table = self.space.arrays[self.band]
+        if table is None:
+            return (work, self.givens, self.st, len(self.sols), limit, budget, drain)
         return (work, table, self.givens, self.st, self.sols, limit, budget, drain)
 
     @property
@@ -221,7 +225,7 @@ class Run:
         # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
         if saved == 1:  # the common case (limit 1, or a unique puzzle): one row as bytes
             sols = self.sols
-            first = bytes(self.space.first) if sols.base is self.space.rows else sols[0].tobytes()
+            first = bytes(self.space.first) if sols.base is not None else sols[0].tobytes()
             return [Grid._unchecked(shape, tuple(first))]
         return [Grid._unchecked(shape, tuple(row)) for row in self.sols[:saved].tolist()]
 
@@ -244,9 +248,11 @@ class Space:
     """What the runs of one shape share (`_space`): the kernel's constants module, numpy's
     `frombuffer` and uint8 type, the general kernel's tables, a zeroed state to copy, for each
     kernel (index `band`: False the general one, True the band one, or the general one again
-    when the shape has no band kernel) its entry and its (work, table) arrays, the probes'
-    entry, and the rows for `ROWS` solutions with a view of the first r rows for each r (and
-    the first row as a memoryview, read as bytes without numpy)."""
+    when the shape has no band kernel) its entry and its (work, table) arrays (the band
+    kernel's table None: its work array holds it), the probes' entry, and the rows for `ROWS`
+    solutions with a view of the first r rows for each r (and the first row as a memoryview,
+    read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's work array,
+    where it writes them; the general kernel writes its rows there too."""
 
     __slots__ = (
         "arrays",
@@ -285,13 +291,17 @@ class Space:
         general = (work, tab.table)
         self.arrays = (general, general)
         self.searches = (search, search)
+        self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
         if shape.box_rows == shape.box_cols == 3:
             from sudokubench.solvers import native_band
 
-            self.band = (np.zeros(native_band.WORK_SIZE, dtype=np.int64), native_band.band_tables())
+            band = np.zeros(native_band.work_size(ROWS), dtype=np.int64)
+            band[native_band.TABLE_AT : native_band.ROWS_AT] = native_band.band_tables()
+            rows = band[native_band.ROWS_AT :].view(np.uint8)
+            self.rows = rows[: ROWS * shape.cells].reshape(ROWS, shape.cells)
+            self.band = (band, None)
             self.arrays = (general, self.band)
             self.searches = (search, native_band.search)
-        self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
         self.first = memoryview(self.rows[0])  # the first row, read as bytes without numpy
         # The first row as a tuple of ints, read straight from the rows' buffer in C (about
@@ -391,13 +401,17 @@ class Native(BaseBackend):
         conflicting givens itself as it places them (a few dozen nanoseconds, timed), while
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
-        run = Run(puzzle, limit if limit < ROWS else ROWS)
+        rows = limit if limit < ROWS else ROWS
+        run = Run(puzzle, rows)
         space = run.space
         search = space.entry
         if search is None:  # which compiles or loads the kernel first (`warm`)
             search = space.entry = _kernel_entry(run.band)
         work, table = space.arrays[run.band]
-        arguments = (work, table, run.givens, run.st, run.sols, limit, BUDGET, True)
+        if table is None:  # the band kernel: its tables and rows are in `work`
+            arguments = (work, run.givens, run.st, rows, limit, BUDGET, True)
+        else:
+            arguments = (work, table, run.givens, run.st, run.sols, limit, BUDGET, True)
         return run, limit, arguments, search
 
     def run(self, prepared: Any, timeout: float | None) -> Any:
@@ -514,10 +528,10 @@ class Native(BaseBackend):
 def _kernel_entry(band: bool = False) -> Any:
     """`native_search.search`'s (`band`: `native_band.search`'s) compiled machine code for the
     argument types `Run` passes (after `warm`), called without numba's dispatch: the
-    dispatcher works out the types of the eight arguments and picks the compiled version on
-    every call, about a fifth of the timed call on an already-solved grid (0.3-0.45 us of
-    1.7-2.4, side by side, load 13). The dispatcher itself where numba does not expose the
-    entry."""
+    dispatcher works out the types of the arguments (eight, seven on the band kernel) and
+    picks the compiled version on every call, about a fifth of the timed call on an
+    already-solved grid (0.3-0.45 us of 1.7-2.4, side by side, load 13). The dispatcher
+    itself where numba does not expose the entry."""
     import numba
 
     warm()

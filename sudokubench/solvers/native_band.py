@@ -75,6 +75,12 @@ BLOCK = 32
 #: Stack levels: one per placed guess at most, and the root.
 LEVELS = 82
 BAND = (1 << 27) - 1
+#: Above every level (`LEVELS`): a level ANDed with it is the same level, and LLVM then knows
+#: its block's offset is not negative, so numba's check of a negative index (one compare and
+#: select an access, and a register for the array's length) folds away.
+LEVEL_MASK = 127
+#: Above every cell (0-80): the same for a cell, its band and its place in the band.
+CELL_MASK = 127
 #: A row's 9 bits times this: the same columns in all three rows of a band (`columns`).
 COLUMN_SPREAD = 1 | 1 << 9 | 1 << 18
 #: The cells of the first box of a band; the second and third are this shifted by 3 and 6.
@@ -94,6 +100,9 @@ T_ROWBOX = 2560  # 27: a cell's row and box in its band, itself excluded
 TABLE_SIZE = 2587
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
 BAD = 1 << 40
+#: Where the work array holds `band_tables()` and the rows for solutions (`search`).
+TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
+ROWS_AT = TABLE_AT + TABLE_SIZE
 
 
 def band_tables() -> np.ndarray:
@@ -154,6 +163,25 @@ def _trailing_zeros(typingctx, m):
     return types.int64(m), codegen
 
 
+@intrinsic
+def _borrowed(typingctx, a):
+    """The array `a` without its reference count (a NULL meminfo): for the kernel's own use
+    of an argument its caller holds for the whole call. numba counts references of every array
+    passed to a helper, and an inlined helper's counts stay in the machine code (a locked
+    increment and decrement of the count a call: tens of cycles each); on a borrowed array
+    those find no count and return at once."""
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, value=args[0])
+        array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        array.parent = context.get_constant_null(types.pyobject)
+        return array._getvalue()
+
+    return a(a), codegen
+
+
 @inlined
 def low_index(bit: int) -> int:
     """The index of the single set bit of `bit` (below 2**27)."""
@@ -174,8 +202,9 @@ def columns(v: int) -> int:
 
 @inlined
 def single(m: int) -> int:
-    """`m` when it holds exactly one bit, else 0."""
-    return m if bits27(m) == 1 else 0
+    """`m` when it holds exactly one bit, else 0 (0 for 0 too): `m` without its lowest bit
+    is 0 (one `blsr`, which sets the flag the select reads), no popcount."""
+    return m if m & (m - 1) == 0 else 0
 
 
 @inlined
@@ -224,17 +253,17 @@ def digit(f, o, t, d, bands, st) -> int:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
             return -1
-        x0 &= t[T_TCELLS + s]
+        x0 &= t[T_TCELLS + (s & 511)]
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
             return -1
-        x1 &= t[T_TCELLS + s]
+        x1 &= t[T_TCELLS + (s & 511)]
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
             return -1
-        x2 &= t[T_TCELLS + s]
+        x2 &= t[T_TCELLS + (s & 511)]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
@@ -463,15 +492,15 @@ def places(f, o, d, b, p) -> int:
 
 
 @njit(cache=True)
-def digits_of(f, o, out) -> None:
-    """Write the digits of a solved block into `out` (row-major cells)."""
+def digits_of(f, o, out, at) -> None:
+    """Write the digits of a solved block into `out` from `at` on (row-major cells)."""
     for d in range(9):
         for b in range(3):
             x = f[o + 3 * d + b]
             while x:
                 bit = x & -x
                 x ^= bit
-                out[27 * b + low_index(bit)] = d + 1
+                out[at + 27 * b + low_index(bit)] = d + 1
 
 
 @njit(cache=True)
@@ -497,21 +526,24 @@ def start(f, t, givens) -> bool:
 
 
 @njit(cache=True)
-def search(work, table, givens, st, sols, limit, budget, drain) -> int:
+def search(work, givens, st, keep, limit, budget, drain) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
-    The contract of `native_search.search` (the same arguments, state and return codes), on
-    this module's layout: `work` holds `LEVELS` blocks, then the open cells, branch cells,
-    untried digits and the digit to try first (a bit) of each level; `table` is
-    `band_tables()`.
+    The contract of `native_search.search` (the same state and return codes) with fewer
+    arrays to pass (numba's entry unboxes each array argument: tens of nanoseconds a call):
+    `work` (`work_size` words) holds `LEVELS` blocks, then the open cells, branch cells,
+    untried digits and the digit to try first (a bit) of each level, then `band_tables()` (at
+    `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a row), of which the
+    first `keep` are filled.
     """
-    f = work
-    t = table
-    open_at = work[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
-    branch_at = work[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
-    todo_at = work[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
-    first_at = work[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
-    keep = sols.shape[0]
+    f = _borrowed(work)
+    t = f[TABLE_AT:ROWS_AT]
+    st = _borrowed(st)
+    open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
+    branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
+    todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
+    first_at = f[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    sols = f[ROWS_AT:].view(np.uint8)
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
@@ -530,12 +562,12 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         expand = False
     while True:
         if expand:
-            o = w * BLOCK
+            o = (w & LEVEL_MASK) * BLOCK
             open_cells = open_at[w]
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
-                    digits_of(f, o, sols[saved])
+                    digits_of(f, o, sols, 81 * saved)
                     st[SAVED] = saved + 1
                 st[COUNT] += 1
                 if st[COUNT] >= limit:
@@ -549,7 +581,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
                 st[BACKTRACKS] += 1
                 j = w - 1
             else:
-                k = branch(f, o, t)
+                k = branch(f, o, t) & CELL_MASK
                 b = k // 27
                 bit = 1 << (k - 27 * b)
                 todo = 0
@@ -583,11 +615,11 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         low = first_at[j] if todo & first_at[j] else todo & -todo
         todo ^= low
         todo_at[j] = todo
-        k = branch_at[j]
+        k = branch_at[j] & CELL_MASK
         if todo:  # more digits to try here: the child gets a copy of the block
             w = j + 1
-            src = j * BLOCK
-            dst = w * BLOCK
+            src = (j & LEVEL_MASK) * BLOCK
+            dst = (w & LEVEL_MASK) * BLOCK
             for i in range(30):
                 f[dst + i] = f[src + i]
             if w > st[MAX_DEPTH]:
@@ -595,7 +627,7 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         else:  # the last digit: reuse the block
             w = j
         todo_at[w] = 0
-        o = w * BLOCK
+        o = (w & LEVEL_MASK) * BLOCK
         b = k // 27
         bit = 1 << (k - 27 * b)
         dirty = place(f, o, t, low_index(low), b, bit, 0)
@@ -603,5 +635,6 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
         expand = True
 
 
-#: The size of the band kernel's work array (int64 words).
-WORK_SIZE = LEVELS * BLOCK + 4 * LEVELS
+def work_size(rows: int) -> int:
+    """The size of the band kernel's work array (int64 words) with `rows` rows for solutions."""
+    return ROWS_AT + (81 * rows + 7) // 8
