@@ -13,14 +13,20 @@ a valid grid, its givens kept).
     python benchmarks/solve_call.py main HEAD --collection top1465 --limits 2 --rounds 20
     python benchmarks/solve_call.py main .     (`.`: the working tree, uncommitted changes too)
 
-With one revision and `--rounds R` it is also the loop to count instructions in: run it under
-`valgrind --tool=callgrind` with `--rounds 1` and `--rounds 3` (`NUMBA_CPU_NAME=generic`, so
-valgrind's CPU loads numba's cached kernel) and divide the difference by 2 x `--count`.
+The calls run under `itertools.starmap`, which nothing else in a solve uses, so that
+valgrind counts their instructions alone: with one revision,
+
+    NUMBA_CPU_NAME=generic valgrind --tool=callgrind --collect-atstart=no \
+        --toggle-collect=starmap_next python benchmarks/solve_call.py HEAD --rounds 1 --limits 1
+
+counts `--count` calls (the total over `--count` is a call's; `NUMBA_CPU_NAME=generic` so
+that valgrind's CPU loads numba's cached kernel).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import itertools
 import os
@@ -48,10 +54,11 @@ def one_pass(version: tuple, collection: str, count: int, limit: int) -> float:
     revision, backend, formats, grid = version
     path = formats.collection_path(collection)
     puzzles = [r.puzzle for r in itertools.islice(formats.read_puzzles(path), count)]
-    solve = backend.solve
+    solve = functools.partial(backend.solve, limit=limit)
+    arguments = [(puzzle,) for puzzle in puzzles]
     process_time = time.process_time
     start = process_time()
-    results = [solve(puzzle, limit=limit) for puzzle in puzzles]
+    results = list(itertools.starmap(solve, arguments))
     cpu = process_time() - start
     for puzzle, result in zip(puzzles, results, strict=True):
         if result.count != 1 or not grid.is_solution(result.solutions[0], puzzle):
