@@ -78,8 +78,9 @@ NODES, GUESSES, BACKTRACKS, MAX_DEPTH, HIDDEN, LOCKED, SAVED = 3, 4, 5, 6, 7, 8,
 _SOLVED, _UNSATISFIABLE, _TIMEOUT = Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT
 #: `SolveResult.checked` and `MappingProxyType` as globals (`answer_timed`).
 _checked, _proxy = SolveResult.checked, MappingProxyType
-#: `Grid._unchecked`, bound once (a classmethod read from its class makes a method a call).
-_grid = Grid._unchecked
+#: `object.__new__` and `object.__setattr__` as globals (`answer_timed` makes its grid as
+#: `Grid._unchecked` does).
+_new_object, _set_attribute = object.__new__, object.__setattr__
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -454,7 +455,11 @@ class Native(BaseBackend):
             found = (*found, *run.grids(saved))
         elif saved == 1:  # the common case (limit 1, or a unique puzzle): the first row
             space = run.space
-            found = (_grid(run.shape, space.first_cells(space.first)),)
+            grid = _new_object(Grid)  # `Grid._unchecked`, inline: a call fewer
+            _set_attribute(
+                grid, "__dict__", {"shape": run.shape, "cells": space.first_cells(space.first)}
+            )
+            found = (grid,)
         else:  # every grid is still in the kernel's rows
             found = tuple(run.grids(saved))
         status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
