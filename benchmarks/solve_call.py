@@ -6,8 +6,9 @@ revision's package is exported and imported beside the others as in
 `benchmarks/native_versions.py`; every round, each version solves the first `--count` puzzles
 of a file (read by `read_puzzles`, as a user would) with `backend.solve`, the versions' order
 reversed every other round. Printed: each version's median and best CPU us a call over the
-rounds, and the median's ratio to the first revision's. Every answer is checked (one solution,
-a valid grid, its givens kept).
+rounds, and the median over the rounds of its pass's ratio to the first revision's pass of the
+same round (paired: a round's passes run back to back, under about the same load). Every
+answer is checked (one solution, a valid grid, its givens kept).
 
     python benchmarks/solve_call.py main HEAD
     python benchmarks/solve_call.py main HEAD --collection top1465 --limits 2 --rounds 20
@@ -83,10 +84,10 @@ def main() -> None:
             order = range(len(versions))
             for i in order if round_number % 2 == 0 else reversed(order):
                 cpu[i].append(one_pass(versions[i], args.collection, args.count, limit))
-        base = statistics.median(cpu[0])
         shown = "  ".join(
             f"{version[0]} {statistics.median(c) / args.count * 1e6:.2f} "
-            f"(best {min(c) / args.count * 1e6:.2f}, {statistics.median(c) / base:.3f}x)"
+            f"(best {min(c) / args.count * 1e6:.2f}, "
+            f"{statistics.median(x / y for x, y in zip(c, cpu[0], strict=True)):.3f}x)"
             for version, c in zip(versions, cpu, strict=True)
         )
         print(f"{args.collection} {args.count} limit {limit}: {shown}", flush=True)
