@@ -108,6 +108,11 @@ _SOLVED, _UNSATISFIABLE = Status.SOLVED, Status.UNSATISFIABLE  # (a global is re
 _TIMEOUT, _ERROR = Status.TIMEOUT, Status.ERROR
 
 
+#: `object.__new__` and `object.__setattr__` as globals: a frozen dataclass's instance made in
+#: one step (`SolveResult.checked`), each read a global load rather than an attribute's.
+_new_object, _set_attribute = object.__new__, object.__setattr__
+
+
 class ContractError(AssertionError):
     """A backend built a result that breaks the contract's invariants (a bug in the backend)."""
 
@@ -160,9 +165,13 @@ class SolveResult:
         stats)`, with the same checks, for a backend whose answer is on the clock of a Python
         caller (`native`): the dataclass's `__init__` sets each of the nine fields of a frozen
         class through `object.__setattr__`, most of the cost of a result; this sets them at
-        once. With the rule's times (`answer_timed`) it is what `stamp` would have copied."""
-        result = object.__new__(cls)
-        object.__setattr__(
+        once. With the rule's times (`answer_timed`) it is what `stamp` would have copied.
+
+        A SOLVED result with solutions, no more of them than `count`, and its stats already a
+        mapping proxy passes every check of `__post_init__` (it fails only an UNSATISFIABLE,
+        TIMEOUT or ERROR one's, or one with no solution), so that one is tested inline."""
+        result = _new_object(cls)
+        _set_attribute(
             result,
             "__dict__",
             {
@@ -177,7 +186,13 @@ class SolveResult:
                 "message": "",
             },
         )
-        result.__post_init__()
+        if not (
+            status is _SOLVED
+            and solutions
+            and count >= len(solutions)
+            and type(stats) is MappingProxyType
+        ):
+            result.__post_init__()
         return result
 
     @property
@@ -420,8 +435,41 @@ class BaseBackend:
         return package_version(self.requires)
 
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
-        """Find up to `limit` solutions of `puzzle` within `timeout` seconds (`timed_solve`)."""
-        return timed_solve(self, puzzle, limit, timeout)
+        """Find up to `limit` solutions of `puzzle` within `timeout` seconds: `timed_solve`,
+        whose steps are written here (for any backend as `self`) so that a direct call runs
+        no Python function between this one and the backend's phases.
+
+        `stamp(timed_call(..., cpu=False))`; for a backend with `answer_timed` (`native`) the
+        same region and the same result without the copy: `timed_call`'s steps inline, its
+        clocks that `cpu=False` turns into no-ops left out, and the times handed to the
+        backend's `answer_timed`, which builds the result with them (`stamp` would copy it
+        only to write them). The timed region is `timed_call`'s: two `perf_counter` reads
+        around `function(*arguments)` from `bind`.
+        """
+        backend = self
+        if not _answers_timed(type(backend)):
+            return stamp(timed_call(backend, puzzle, limit, timeout, cpu=False))
+        if not (type(limit) is int and limit >= 1 and (timeout is None or timeout >= 0)):
+            check_arguments(limit, timeout)
+        perf_counter = time.perf_counter
+        encode_s = solve_s = 0.0
+        try:
+            start = perf_counter()
+            prepared = backend.prepare(puzzle, limit)
+            encode_s = perf_counter() - start
+            if isinstance(prepared, SolveResult):
+                return stamp(_new_tuple(Timed, (prepared, encode_s, 0.0, 0.0, None)))
+            function, arguments = backend.bind(prepared, timeout)
+            start = perf_counter()
+            try:
+                raw = function(*arguments)
+            finally:
+                solve_s = perf_counter() - start
+            return backend.answer_timed(prepared, raw, encode_s, solve_s)
+        except (ContractError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a backend failure is a result, as in `timed_call`
+            return _error(backend, exc, encode_s, solve_s)
 
     def prepare(self, puzzle: Grid, limit: int) -> Any:
         """Untimed: UNSATISFIABLE for conflicting givens, else `(puzzle, limit)` for `run`."""
@@ -636,33 +684,8 @@ def timed_solve(
 ) -> SolveResult:
     """`backend`'s result for `puzzle`, timed by the rule: what `Backend.solve` returns.
 
-    `stamp(timed_call(..., cpu=False))`; for a backend with `answer_timed` (`native`) the
-    same region and the same result without the copy: `timed_call`'s steps inline, its
-    clocks that `cpu=False` turns into no-ops left out, and the times handed to the backend's
-    `answer_timed`, which builds the result with them (`stamp` would copy it only to write
-    them). The timed region is `timed_call`'s: two `perf_counter` reads around
-    `function(*arguments)` from `bind`.
+    `BaseBackend.solve`'s steps, for any backend (a plug-in's `solve` may be this): `stamp(
+    timed_call(..., cpu=False))`, or for a backend with `answer_timed` the same region and
+    result without `stamp`'s copy (see there).
     """
-    if not _answers_timed(type(backend)):
-        return stamp(timed_call(backend, puzzle, limit, timeout, cpu=False))
-    if not (type(limit) is int and limit >= 1 and (timeout is None or timeout >= 0)):
-        check_arguments(limit, timeout)
-    perf_counter = time.perf_counter
-    encode_s = solve_s = 0.0
-    try:
-        start = perf_counter()
-        prepared = backend.prepare(puzzle, limit)
-        encode_s = perf_counter() - start
-        if isinstance(prepared, SolveResult):
-            return stamp(_new_tuple(Timed, (prepared, encode_s, 0.0, 0.0, None)))
-        function, arguments = backend.bind(prepared, timeout)
-        start = perf_counter()
-        try:
-            raw = function(*arguments)
-        finally:
-            solve_s = perf_counter() - start
-        return backend.answer_timed(prepared, raw, encode_s, solve_s)
-    except (ContractError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # a backend failure is a result, as in `timed_call`
-        return _error(backend, exc, encode_s, solve_s)
+    return BaseBackend.solve(backend, puzzle, limit=limit, timeout=timeout)

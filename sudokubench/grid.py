@@ -50,6 +50,10 @@ _LINE_SYMBOLS = "." + SYMBOLS
 _LINE_BYTES = bytes.maketrans(bytes(range(len(_LINE_SYMBOLS))), _LINE_SYMBOLS.encode("ascii"))
 
 
+#: `object.__new__` and `object.__setattr__` as globals (`Grid._unchecked`, `_from_bytes`).
+_new_object, _set_attribute = object.__new__, object.__setattr__
+
+
 class Conflict(NamedTuple):
     """A digit that appears more than once in one unit."""
 
@@ -97,10 +101,11 @@ class Grid:
     @classmethod
     def _unchecked(cls, shape: Shape, cells: tuple[Digit, ...]) -> Grid:
         """A grid from cells the caller has already checked (a tuple of `shape.cells` ints in
-        0..N): readers of plain lines make one per line, and skip the checks of `__init__`."""
-        grid = object.__new__(cls)
-        object.__setattr__(grid, "shape", shape)
-        object.__setattr__(grid, "cells", cells)
+        0..N): readers of plain lines make one per line, and skip the checks of `__init__`.
+        The two fields are written at once, as the instance's dict (one call into C, not one
+        a field through the frozen class's `object.__setattr__`)."""
+        grid = _new_object(cls)
+        _set_attribute(grid, "__dict__", {"shape": shape, "cells": cells})
         return grid
 
     @classmethod
@@ -109,9 +114,9 @@ class Grid:
         each 0..N), which it keeps for `digit_bytes`: the worker reads each task's puzzle so,
         and both `native`'s `prepare` and the checker (`solution_line`) want the givens as
         bytes, which would otherwise be made again from the tuple each time (0.5 us a time)."""
-        grid = object.__new__(cls)
+        grid = _new_object(cls)
         fields = {"shape": shape, "cells": tuple(digits), "_digit_bytes": digits}
-        object.__setattr__(grid, "__dict__", fields)
+        _set_attribute(grid, "__dict__", fields)
         return grid
 
     def digit_bytes(self) -> bytes:

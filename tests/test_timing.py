@@ -225,3 +225,40 @@ def test_a_plugin_without_bind_is_timed_around_its_run() -> None:
     result = timed_solve(Phases(), Grid.parse(TELEGRAM))
     assert Burner.runs == before + 1 and result.solution == Grid.parse(TELEGRAM_SOLUTION)
     assert result.stats["inside"] <= result.solve_s <= result.stats["gap"]
+
+
+def test_checked_results_pass_and_fail_the_same_checks_as_the_dataclass() -> None:
+    """`SolveResult.checked` (a backend's answer built in one step, with a SOLVED result
+    tested inline) accepts exactly the results `SolveResult(...)` accepts, field for field."""
+    from dataclasses import fields
+    from types import MappingProxyType
+
+    from sudokubench.backend import ContractError
+
+    grid = Grid.parse(TELEGRAM_SOLUTION)
+    proxy = MappingProxyType({"nodes": 3})
+    cases = [
+        (status, solutions, count, exhaustive, stats)
+        for status in (*Status, "solved")
+        for solutions in ((), (grid,), (grid, grid))
+        for count in (0, 1, 2, 3)
+        for exhaustive in (False, True)
+        for stats in (proxy, {"nodes": 3})
+    ]
+    accepted = 0
+    for status, solutions, count, exhaustive, stats in cases:
+        try:
+            expected = SolveResult("b", status, solutions, count, exhaustive, 0.5, 0.25, stats)
+        except ContractError:
+            with pytest.raises(ContractError):
+                SolveResult.checked("b", status, solutions, count, exhaustive, stats, 0.5, 0.25)
+            continue
+        got = SolveResult.checked("b", status, solutions, count, exhaustive, stats, 0.5, 0.25)
+        accepted += 1
+        assert type(got.stats) is MappingProxyType
+        for f in fields(SolveResult):
+            assert getattr(got, f.name) == getattr(expected, f.name), f.name
+    # SOLVED: 3 counts x 2 exhaustive x 2 stats with one solution, 2 x 2 x 2 with two;
+    # UNSATISFIABLE: count 0, exhaustive, no solution (2 stats); TIMEOUT and ERROR: not
+    # exhaustive, count 0 with none (2), 1-3 with one (6) or 2-3 with two (4) each.
+    assert accepted == 12 + 8 + 2 + 2 * 12

@@ -77,6 +77,11 @@ FINISHED, LIMIT, PAUSED, FULL = 0, 1, 2, 3
 NODES, GUESSES, BACKTRACKS, MAX_DEPTH, HIDDEN, LOCKED, SAVED = 3, 4, 5, 6, 7, 8, 9
 #: The statuses `answer` gives, as globals (an enum's attribute costs several times a global's).
 _SOLVED, _UNSATISFIABLE, _TIMEOUT = Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT
+#: `SolveResult.checked` and `MappingProxyType` as globals (`answer_timed`).
+_checked, _proxy = SolveResult.checked, MappingProxyType
+#: `object.__new__` and `object.__setattr__` as globals (`answer_timed` makes its grid as
+#: `Grid._unchecked` does).
+_new_object, _set_attribute = object.__new__, object.__setattr__
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -304,8 +309,9 @@ class Space:
             self.searches = (search, native_band.search)
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
         self.first = memoryview(self.rows[0])  # the first row, read as bytes without numpy
-        # The first row as a tuple of ints, read straight from the rows' buffer in C (about
-        # 0.4 of the time of `tuple(bytes(first))`, which goes through an iterator).
+        # The first row as a tuple of ints, read straight from `first`'s buffer in C (about
+        # 0.4 of the time of `tuple(bytes(first))`, which goes through an iterator; a
+        # memoryview exports its buffer with less work than the numpy array it views).
         self.first_cells = struct.Struct(f"{shape.cells}B").unpack_from
         # The compiled entry of the kernel `prepare` calls (`_kernel_entry`), set on the
         # shape's first solve: `warm` makes Spaces, so this one cannot ask for it here.
@@ -363,6 +369,30 @@ class Estimate:
         return self.standard_error / self.mean if self.mean else math.inf
 
 
+def _run(prepared: Any, timeout: float | None) -> Any:
+    """`Native.run`: the kernel, called again every `BUDGET` nodes until it ends, reaches the
+    limit or the deadline passes; the kernel's last code when one call ended the search (the
+    common case: every grid is in the kernel's rows), else the code and the grids taken so far.
+
+    Up to `ROWS` solutions stay in the kernel's rows for `answer`. Beyond that the grids are
+    made here, as the search goes (as before the rule): the Python side makes grids several
+    times slower than the kernel finds them, so the deadline must bound that too.
+    """
+    started = time.perf_counter()
+    run, limit, arguments, search = prepared
+    code = search(*arguments)  # `run.step`, straight into the machine code
+    if code < PAUSED:  # FINISHED or LIMIT: the common case, one call
+        return code
+    deadline = Deadline(timeout, started)
+    found = run.take()
+    while code >= PAUSED:  # PAUSED, or FULL: the rows were full (taken above)
+        if deadline.expired():
+            break
+        code = run.step(limit, BUDGET, True)
+        found += run.take()
+    return code, found
+
+
 class Native(BaseBackend):
     """Bitsets, singles, box-line reduction, fewest-candidates branching, compiled by numba."""
 
@@ -416,25 +446,13 @@ class Native(BaseBackend):
 
     def run(self, prepared: Any, timeout: float | None) -> Any:
         """Timed: the kernel, called again every `BUDGET` nodes until it ends, reaches the
-        limit or the deadline passes; the kernel's last code and the grids taken so far.
+        limit or the deadline passes (`_run`)."""
+        return _run(prepared, timeout)
 
-        Up to `ROWS` solutions stay in the kernel's rows for `answer`. Beyond that the grids
-        are made here, as the search goes (as before the rule): the Python side makes grids
-        several times slower than the kernel finds them, so the deadline must bound that too.
-        """
-        started = time.perf_counter()
-        run, limit, arguments, search = prepared
-        code = search(*arguments)  # `run.step`, straight into the machine code
-        if code < PAUSED:  # FINISHED or LIMIT: the common case, one call
-            return code, ()
-        deadline = Deadline(timeout, started)
-        found = run.take()
-        while code >= PAUSED:  # PAUSED, or FULL: the rows were full (taken above)
-            if deadline.expired():
-                break
-            code = run.step(limit, BUDGET, True)
-            found += run.take()
-        return code, found
+    def bind(self, prepared: Any, timeout: float | None) -> tuple[Any, tuple]:
+        """Untimed: the timed region, `run` as the plain function `_run` (no bound method
+        made a solve, nor a method call in the region)."""
+        return _run, (prepared, timeout)
 
     def answer(self, prepared: Any, raw: Any) -> SolveResult:
         """Untimed: the rows the kernel wrote as grids, its counters as stats."""
@@ -444,26 +462,34 @@ class Native(BaseBackend):
         """`answer` with the rule's times in the result (`timed_solve`: what `stamp` would
         make of `answer`'s result, without its copy)."""
         run = prepared[0]
-        code, found = raw
+        if raw.__class__ is int:  # one kernel call ended the search: no grid taken yet
+            code, found = raw, ()
+        else:
+            code, found = raw
         st = run.st.tolist()  # one read of the state: the rows saved and the counters
         saved = st[SAVED]
         if found:
             found = (*found, *run.grids(saved))
         elif saved == 1:  # the common case (limit 1, or a unique puzzle): the first row
             space = run.space
-            found = (Grid._unchecked(run.shape, space.first_cells(space.rows)),)
+            grid = _new_object(Grid)  # `Grid._unchecked`, inline: a call fewer
+            _set_attribute(
+                grid, "__dict__", {"shape": run.shape, "cells": space.first_cells(space.first)}
+            )
+            found = (grid,)
         else:  # every grid is still in the kernel's rows
             found = tuple(run.grids(saved))
         status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
-        return SolveResult.checked(
-            self.name,
-            status,
-            found,
-            len(found),
-            code == FINISHED,
-            MappingProxyType(run.stats(st)),
-            encode_s,
-            solve_s,
+        stats = {  # `run.stats(st)`, inline: a method call fewer
+            "nodes": st[NODES],
+            "guesses": st[GUESSES],
+            "backtracks": st[BACKTRACKS],
+            "max_depth": st[MAX_DEPTH],
+            "hidden_singles": st[HIDDEN],
+            "locked_eliminations": st[LOCKED],
+        }
+        return _checked(
+            self.name, status, found, len(found), code == FINISHED, _proxy(stats), encode_s, solve_s
         )
 
     def count_all(
