@@ -157,7 +157,8 @@ def test_a_batch_of_the_usual_and_the_rest_makes_the_rows_and_outcomes_of_its_ou
     assert batch.values == [v for r in rows for v in task_to_sql(7, r)[1:]]
     # without `strict` (an executor's caller): the outcomes as `from_wire` gives them
     loose = take_batch(deque(planned), to_columns(outcomes), strict=False)
-    assert loose.outcomes() == [from_wire(t, to_wire(o, True)) for t, o in zip(planned, outcomes)]
+    sent = [from_wire(t, to_wire(o, True)) for t, o in zip(planned, outcomes, strict=True)]
+    assert loose.outcomes() == sent
     usual = take_batch(deque(planned[:1]), to_columns(outcomes[:1]))
     assert usual.usual and usual.rows() == rows[:1]
 
@@ -212,7 +213,8 @@ def test_add_columns_is_add_agreed_many(order):
     rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
     a, b = columns.columns["fast"], rows_way.columns["fast"]
     assert a.status == b.status and list(a.time) == list(b.time)
-    assert list(a.effort_kind) == list(b.effort_kind) and a.effort_kind[outcomes[2].task.task_id] == -1
+    assert list(a.effort_kind) == list(b.effort_kind)
+    assert a.effort_kind[outcomes[2].task.task_id] == -1
     assert [repr(x) for x in a.effort] == [repr(x) for x in b.effort]
     assert (columns.cpu_s, columns.cpu_wall_s, columns.wait_s, columns.wait_wall_s) == (
         rows_way.cpu_s,

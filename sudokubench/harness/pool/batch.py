@@ -137,7 +137,8 @@ class Batch:
         statuses = values[_STATUS::WIDTH]
         walls = values[_WALL::WIDTH]
         timeouts = values[_TIMEOUT::WIDTH]
-        if strict and n and max(walls) > min(timeouts):  # an answer after the limit: `to_row`'s TIMEOUT
+        # an answer after the limit: a TIMEOUT, as `to_row` makes it
+        if strict and n and max(walls) > min(timeouts):
             for k, (status, wall, timeout) in enumerate(
                 zip(statuses, walls, timeouts, strict=True)
             ):
