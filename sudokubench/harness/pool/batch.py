@@ -31,8 +31,9 @@ lines, `wire.PlainEnd`, never this).
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Sequence
-from itertools import islice
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -198,13 +199,13 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
         raise ProtocolError("a columnar message whose columns differ in length")
     if n > len(tasks):
         raise ProtocolError(f"{n} outcomes when {len(tasks)} tasks were in flight")
-    taken = list(islice(tasks, n))
-    if values[_ID::WIDTH] != [t.task_id for t in taken]:
+    taken = list(map(_popleft, repeat(tasks, n)))  # (taken off in one call, put back below)
+    if values[_ID::WIDTH] != list(map(_TASK_ID, taken)):
+        tasks.extendleft(reversed(taken))
         raise ProtocolError("a columnar message whose tasks are not those due")
     if not _STATUSES.keys() >= set(values[_STATUS::WIDTH]):
+        tasks.extendleft(reversed(taken))
         raise ProtocolError("a columnar message with a status that does not exist")
-    for _ in range(n):
-        tasks.popleft()
     # the task's own fields, as `to_row` takes them: from the parent's task (the worker
     # sends None in their places), a column at a time
     for field in range(1, 7):
@@ -212,5 +213,7 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     return Batch(taken, values, cpus, waits, efforts, strict)
 
 
+_popleft = deque.popleft
+_TASK_ID = itemgetter(0)
 #: A row's fields 1-6 (puzzle id, puzzle, backend, limit, timeout, sample) from its `Task`.
 _FIELDS = {k: itemgetter(place) for k, place in zip(range(1, 7), (1, 2, 4, 5, 6, 7), strict=True)}
