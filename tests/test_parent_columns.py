@@ -147,7 +147,7 @@ def test_a_batch_of_the_usual_and_the_rest_makes_the_rows_and_outcomes_of_its_ou
     outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
     message = to_columns(outcomes)
     assert message is not None and message[0] == "rows"
-    assert all(message[1][k * WIDTH + 2] is None for k in range(6))  # (the parent's fields)
+    assert message[1][2::WIDTH] == lines and message[1][19::WIDTH] == [HOST] * 6
     flight = deque(planned)
     batch = take_batch(flight, message)
     assert not flight and batch.ids == list(range(6)) and not batch.usual
@@ -173,9 +173,13 @@ def test_a_columnar_message_not_of_the_tasks_due_takes_none():
         with pytest.raises(ProtocolError):
             take_batch(flight, message)
         assert list(flight) == before
-    bad = ("rows", message[1][:-1], *message[2:])
-    with pytest.raises(ProtocolError):
-        take_batch(deque(planned), bad)
+    for bad in (
+        ("rows", message[1][:-1], *message[2:]),
+        (*message[:4], list(message[4]), message[5]),
+        message[:5],
+    ):
+        with pytest.raises(ProtocolError):
+            take_batch(deque(planned), bad)
     unknown = list(message[1])
     unknown[7] = "lost"
     with pytest.raises(ProtocolError):
@@ -206,9 +210,10 @@ def test_add_columns_is_add_agreed_many(order):
         values[13::WIDTH],
         batch.cpus,
         batch.waits,
+        batch.kinds,
         batch.efforts,
         values[20::WIDTH],
-        values[19],
+        batch.host,
     )
     rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
     a, b = columns.columns["fast"], rows_way.columns["fast"]

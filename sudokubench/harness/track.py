@@ -41,8 +41,8 @@ _new_tuple = tuple.__new__
 #: A status by its text (a columnar message's).
 _STATUSES = {s.value: s for s in Status}
 #: The places in a row of `Batch.values` of the fields `add_batch` reads.
-_BACKEND, _WALL, _HOST, _PEAK = (
-    TaskRow._fields.index(name) for name in ("backend", "wall_s", "host", "peak_memory_bytes")
+_BACKEND, _WALL, _PEAK = (
+    TaskRow._fields.index(name) for name in ("backend", "wall_s", "peak_memory_bytes")
 )
 
 
@@ -357,6 +357,7 @@ class Tracker:
         expecting = self.expecting
         if not (
             batch.usual
+            and batch.host is not None
             and self.per_puzzle == 1
             and not self.partial
             and (not expecting or expecting.isdisjoint(ids))
@@ -378,9 +379,10 @@ class Tracker:
             values[_WALL::WIDTH],
             batch.cpus,
             batch.waits,
+            batch.kinds,
             batch.efforts,
             values[_PEAK::WIDTH],
-            values[_HOST],
+            batch.host,
         )
         if progress is not None:
             progress(counts)

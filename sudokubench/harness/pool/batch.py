@@ -3,22 +3,23 @@ the rows ready for one INSERT and the columns the tally adds at once.
 
 A worker of sudokubench's own backends (its outcomes checked where they were made, their
 solutions and stats sent as the JSON the database stores: `wire.to_wire`'s texts) sends what
-it held as one message, ("rows", values, cpus, waits, efforts):
+it held as one message, ("rows", values, cpus, waits, kinds, efforts):
 
 - `values`: every outcome's task row as the tasks table stores it, after the run id, the rows
   one after the other in one flat list (`WIDTH` values a row, `TaskRow`'s order, as
   `store_write.task_to_sql` makes them: the status as its text, the flags as 1/0, the
-  solutions and stats as their JSON text), the task's own fields but its id left None (the
-  parent sets them from its tasks, a column at a time);
+  solutions and stats as their JSON text), the host `track.to_row` gives a local worker's
+  outcome (this machine's);
 - `cpus`, `waits`: each row's `cpu_s` and `cpu_wait_s` from its stats (None where absent), as
   the tally reads them;
-- `efforts`: each row's `stats.effort_of`.
+- `kinds`, `efforts`: each row's `stats.effort_of`, its kind as a byte (its place in
+  `stats.EFFORT_KEYS`, `NO_EFFORT` for none) and its value (NaN for none).
 
-So the parent makes no `Outcome`, `TaskRow` or SQL tuple of a task: it checks the message
-against the tasks in flight, sets the two values only it knows (the host, which a local
-worker leaves empty, and whether an answer came after the limit, `stats.limited_status`) a
-batch at a time, hands the flat list to the writer (`TaskWriter.add_values`: the run id is in
-the statement) and the columns to the tally (`Tally.add_columns`). Whatever is not the usual
+So the parent makes no `Outcome`, `TaskRow` or SQL tuple of a task: it checks the message's
+task ids against the tasks in flight, makes an answer that came after the limit a TIMEOUT
+(`stats.limited_status`, with `to_row`'s message; looked for a batch at a time), hands the
+flat list to the writer (`TaskWriter.add_values`: the run id is in the statement) and the
+columns to the tally (`Tally.add_columns`). Whatever is not the usual
 case (a run of several tasks a puzzle, an answer not sound, an error, a timeout, an answer of
 the input's to meet) makes its `TaskRow`s (`Batch.rows`) and goes the rows' way; an executor's
 caller that wants outcomes gets them back (`Batch.outcomes`), equal to what `wire.from_wire`
@@ -62,6 +63,9 @@ _new_tuple = tuple.__new__
 
 #: The stats keys of the worker's CPU time and CPU wait (`worker.CPU_KEY`, `WAIT_KEY`).
 _CPU_KEY, _WAIT_KEY = "cpu_s", "cpu_wait_s"
+#: A row's effort kind when it reports none (as a byte: `Column.effort_kind` reads it as -1).
+NO_EFFORT = 255
+_NAN = float("nan")
 
 
 def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
@@ -71,7 +75,8 @@ def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
     values: list[Any] = []
     cpus: list[float | None] = []
     waits: list[float | None] = []
-    efforts: list[tuple[str, float] | None] = []
+    kinds = bytearray()
+    efforts: list[float] = []
     add = values.extend
     for outcome in outcomes:
         if not outcome.checked:
@@ -85,34 +90,41 @@ def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
         ) = outcome  # fmt: skip
         add(
             (
-                task[0], None, None, None, None, None, None, status.value,
+                task[0], task[1], task[2], task[4], task[5], task[6], task[7], status.value,
                 count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1],
-                message, verdict, 1 if problem is None else 0, problem, host, peak,
+                message, verdict, 1 if problem is None else 0, problem, host or HOST, peak,
             )
         )  # fmt: skip
         cpu = stats.get(_CPU_KEY)
         cpus.append(None if cpu is None else float(cpu))
         wait = stats.get(_WAIT_KEY)
         waits.append(None if wait is None else float(wait))
-        effort = None
-        for key in EFFORT_KEYS:  # (`stats.effort_of`)
+        for kind, key in enumerate(EFFORT_KEYS):  # (`stats.effort_of`)
             if key in stats:
-                effort = (key, float(stats[key]))
+                kinds.append(kind)
+                efforts.append(float(stats[key]))
                 break
-        efforts.append(effort)
-    return (KIND, values, cpus, waits, efforts)
+        else:
+            kinds.append(NO_EFFORT)
+            efforts.append(_NAN)
+    return (KIND, values, cpus, waits, bytes(kinds), efforts)
 
 
 class Batch:
     """A columnar message taken against the tasks in flight (`take_batch`): `tasks` its
-    tasks, `values` their rows flat (`WIDTH` a row, the host and the limit already set as
-    `track.to_row` sets them), `cpus`, `waits`, `efforts` the tally's columns, and per batch:
-    `ids` (the task ids), `statuses` (their texts) and `usual` (every answer sound and
-    timed: solved or unsatisfiable within the limit, no problem). Without `strict`, an answer
-    after the limit keeps the worker's status (`outcomes`, as `wire.from_wire` gives it; its
-    `rows` are then not `to_row`'s)."""
+    tasks, `values` their rows flat (`WIDTH` a row, as `track.to_row` and `task_to_sql` make
+    them), `cpus`, `waits`, `kinds` and `efforts` the tally's columns (an effort's kind as
+    its place in `stats.EFFORT_KEYS`, `NO_EFFORT` and NaN where a row reports none), and per
+    batch: `ids` (the task ids), `statuses` (their texts), `host` (the host of every row,
+    None when they differ) and `usual` (every answer sound and timed: solved or
+    unsatisfiable within the limit, no problem). Without `strict`, an answer after the limit
+    keeps the worker's status (`outcomes`, as `wire.from_wire` gives it; its `rows` are then
+    not `to_row`'s)."""
 
-    __slots__ = ("cpus", "efforts", "ids", "statuses", "tasks", "usual", "values", "waits")
+    __slots__ = (
+        "cpus", "efforts", "host", "ids", "kinds", "statuses", "tasks", "usual", "values",
+        "waits",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -120,26 +132,25 @@ class Batch:
         values: list[Any],
         cpus: list[float | None],
         waits: list[float | None],
-        efforts: list[tuple[str, float] | None],
+        kinds: bytes,
+        efforts: list[float],
         strict: bool = True,
     ) -> None:
         self.tasks = tasks
         self.values = values
         self.cpus = cpus
         self.waits = waits
+        self.kinds = kinds
         self.efforts = efforts
         self.ids: list[int] = values[_ID::WIDTH]
         n = len(self.ids)
         hosts = values[_HOST::WIDTH]
-        if any(hosts):  # (a local worker's rows name no host: this machine's, as `to_row`)
-            values[_HOST::WIDTH] = [h or HOST for h in hosts]
-        else:
-            values[_HOST::WIDTH] = [HOST] * n
+        self.host: str | None = hosts[0] if hosts.count(hosts[0]) == n else None
         statuses = values[_STATUS::WIDTH]
         walls = values[_WALL::WIDTH]
         timeouts = values[_TIMEOUT::WIDTH]
         # an answer after the limit: a TIMEOUT, as `to_row` makes it
-        if strict and n and max(walls) > min(timeouts):
+        if strict and max(walls) > min(timeouts):
             for k, (status, wall, timeout) in enumerate(
                 zip(statuses, walls, timeouts, strict=True)
             ):
@@ -190,12 +201,15 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     """The `Batch` of a columnar message against the tasks in flight (a deque, in order),
     its tasks taken off their front; ProtocolError (nothing taken) when it is not one of
     their outcomes in order. `strict`: an answer after the limit made a TIMEOUT in its row,
-    as `track.to_row` makes it (else left as the worker sent it: `Batch.outcomes`)."""
-    if len(message) != 5 or not all(type(x) is list for x in message[1:]):
+    as `track.to_row` makes it (else left as the worker sent it: `Batch.outcomes`).
+
+    The row's task fields are the worker's copy of the task's (its lane is trusted: the
+    parent unpickles what it sends); the ids are checked against the tasks due, in order."""
+    if len(message) != 6 or [type(x) for x in message[1:]] != _TYPES:
         raise ProtocolError("a malformed columnar message")
-    _, values, cpus, waits, efforts = message
+    _, values, cpus, waits, kinds, efforts = message
     n = len(cpus)
-    if not n or len(values) != n * WIDTH or len(waits) != n or len(efforts) != n:
+    if not n or len(values) != n * WIDTH or not len(waits) == len(kinds) == len(efforts) == n:
         raise ProtocolError("a columnar message whose columns differ in length")
     if n > len(tasks):
         raise ProtocolError(f"{n} outcomes when {len(tasks)} tasks were in flight")
@@ -206,14 +220,9 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     if not _STATUSES.keys() >= set(values[_STATUS::WIDTH]):
         tasks.extendleft(reversed(taken))
         raise ProtocolError("a columnar message with a status that does not exist")
-    # the task's own fields, as `to_row` takes them: from the parent's task (the worker
-    # sends None in their places), a column at a time
-    for field in range(1, 7):
-        values[field::WIDTH] = list(map(_FIELDS[field], taken))
-    return Batch(taken, values, cpus, waits, efforts, strict)
+    return Batch(taken, values, cpus, waits, kinds, efforts, strict)
 
 
 _popleft = deque.popleft
 _TASK_ID = itemgetter(0)
-#: A row's fields 1-6 (puzzle id, puzzle, backend, limit, timeout, sample) from its `Task`.
-_FIELDS = {k: itemgetter(place) for k, place in zip(range(1, 7), (1, 2, 4, 5, 6, 7), strict=True)}
+_TYPES = [list, list, list, bytes, list]

@@ -34,7 +34,6 @@ __all__ = [
     "CODE",
     "DISAGREES",
     "DISPUTED",
-    "EFFORT_CODE",
     "NO_PAIR",
     "STATUSES",
     "WRONG",
@@ -49,8 +48,6 @@ STATUSES = tuple(Status)
 CODE = {s: i for i, s in enumerate(STATUSES)}
 _FINISHED = frozenset(CODE[s] for s in FINISHED)
 _EFFORT = {name: i for i, name in enumerate(EFFORT_KEYS)}
-#: An effort's kind by its name, as `Column.effort_kind` stores it.
-EFFORT_CODE = _EFFORT
 #: Flags of a pair: blamed for a wrong answer; a side of a disagreement; a side of a
 #: disagreement in which no side was blamed (its answer cannot be trusted either).
 BLAMED, DISAGREES, DISPUTED = 1, 2, 4

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import reduce
-from operator import add, itemgetter
+from operator import add
 from typing import Any
 
 from sudokubench.backend import Status
@@ -40,7 +40,6 @@ from sudokubench.harness.report.columns import (
     CODE,
     DISAGREES,
     DISPUTED,
-    EFFORT_CODE,
     NO_PAIR,
     Acc,
     Column,
@@ -57,6 +56,11 @@ from sudokubench.harness.stats import (
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
 __all__ = ["KEPT_MESSAGES", "NO_PAIR", "Column", "Tally"]
+
+#: A status's code in a `Column` by its text (a columnar message's, `pool.batch`).
+_CODE_OF_TEXT = {str(s.value): code for s, code in CODE.items()}
+#: The byte of a row with no effort in a columnar message (`pool.batch.NO_EFFORT`).
+_NO_EFFORT = 255
 
 #: Distinct error messages a report keeps per backend: a task whose message is not among the
 #: first this many is counted, its text left in the database (the per-task export has it), so
@@ -263,17 +267,18 @@ class Tally:
         walls: list[float],
         cpus: list[float | None],
         waits: list[float | None],
-        efforts: list[tuple[str, float] | None],
+        kinds: bytes,
+        efforts: list[float],
         peaks: list[int | None],
         host: str,
     ) -> None:
         """`add_agreed` of the puzzles at `indexes`, each with one measured row of `backend`
         whose answer is sound and timed (solved or unsatisfiable within the limit), given as
-        columns (a worker's columnar message, `pool.batch`; the row's task id is its puzzle's
+        columns (a worker's columnar message, `pool.batch`: the effort's kind a byte, its
+        place in `EFFORT_KEYS`, 255 and NaN for none; the row's task id is its puzzle's
         index, as in a run of one task a puzzle; every row ran on `host`): what `_row` and
         `_singles` do to each, a column at a time. The sums are added in the rows' order
-        (`reduce`: `sum` of floats compensates its rounding), so they are the same to the
-        last bit as row by row."""
+        (`reduce`), so they are the same to the last bit as row by row."""
         n = len(indexes)
         column = self.columns.get(backend) or self._column(backend)
         self.stored += n
@@ -283,7 +288,7 @@ class Tally:
             first = min(indexes)
             if seen is None or host not in seen[1] or first < seen[0]:
                 self._host(backend, first, host)
-        known = [p for p in peaks if p is not None]
+        known = peaks if None not in peaks else [p for p in peaks if p is not None]
         if known and (peak := max(known)) > self.peak_memory.get(backend, -1):
             self.peak_memory[backend] = peak
         if None not in cpus:
@@ -302,25 +307,21 @@ class Tally:
                 if wait is not None:
                     self.wait_s += wait
                     self.wait_wall_s += wall
-        codes = array("b", map(CODE.__getitem__, statuses))  # (a Status is its text)
+        codes = array("b", map(_CODE_OF_TEXT.__getitem__, statuses))
         start = indexes[0]
         if indexes == list(range(start, start + n)):  # (in a row: a slice of each array)
             end = start + n
             column.status[start:end] = codes
             column.time[start:end] = array("d", walls)
-            if None not in efforts:
-                column.effort_kind[start:end] = array(
-                    "b", map(EFFORT_CODE.__getitem__, map(itemgetter(0), efforts))
-                )
-                column.effort[start:end] = array("d", map(itemgetter(1), efforts))
-                return
-        else:
-            for i, code, wall in zip(indexes, codes, walls, strict=True):
-                column.status[i] = code
-                column.time[i] = wall
-        for i, effort in zip(indexes, efforts, strict=True):
-            if effort is not None:
-                column.put_effort(i, effort)
+            column.effort_kind[start:end] = array("b", kinds)  # (255 is read as -1: none)
+            column.effort[start:end] = array("d", efforts)
+            return
+        for i, code, wall, kind, effort in zip(indexes, codes, walls, kinds, efforts, strict=True):
+            column.status[i] = code
+            column.time[i] = wall
+            if kind != _NO_EFFORT:
+                column.effort_kind[i] = kind
+                column.effort[i] = effort
 
     def _column(self, backend: str) -> Column:
         column = self.columns.get(backend)
