@@ -1,5 +1,5 @@
 """Executors: where tasks run. `task.py` the records and the `Executor` protocol, `wire.py`
-what crosses the pipe, `worker.py` the worker process, `handle.py` the parent's handle on one,
+what crosses the pipe (`batch.py` a worker's batch as columns), `worker.py` the worker process, `handle.py` the parent's handle on one,
 `local.py` `LocalPool` (processes on this machine, their lanes), `dask.py` `DaskExecutor` (a
 dask.distributed cluster), `probe.py` what a worker machine is. Re-exports only."""
 

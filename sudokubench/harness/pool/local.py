@@ -20,7 +20,9 @@ How `LocalPool` works:
   (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
   so the caller can store each as it finishes (`run_batches` hands back those found at one
   look at a worker's pipe as one list, which `compare` stores and tallies in one step each;
-  `run` one at a time). The parent looks at the pipes every 5 to 25 ms
+  `run` one at a time; a worker of sudokubench's own backends sends its message as columns,
+  `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored with one INSERT
+  and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
@@ -101,7 +103,7 @@ from typing import Any
 
 from sudokubench.backend import BaseBackend, Status
 from sudokubench.errors import InputError
-from sudokubench.harness.pool.batch import KIND, Batch, take_batch
+from sudokubench.harness.pool.batch import KIND, WIDTH, Batch, take_batch
 from sudokubench.harness.pool.guard import LOAD_HINT, trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.memory import format_size, resident_bytes
@@ -344,10 +346,11 @@ class LocalPool:
 
     def run_columns(self, tasks: Iterable[Task]) -> Iterator[list[Outcome] | Batch]:
         """`run_batches`, with a worker's columnar message (`batch.to_columns`: a worker of
-        sudokubench's own backends) handed back as it came, a `Batch`, when the pool has no
-        memory limit (whose check reads each outcome): what `compare` stores and tallies a
-        batch at a time without an object a task."""
-        return self._run(tasks, self.memory_limit is None)
+        sudokubench's own backends) handed back as it came, a `Batch`, when every task of it
+        peaked within the memory limit, if any (else its outcomes, each checked against the
+        limit): what `compare` stores and tallies a batch at a time without an object a
+        task."""
+        return self._run(tasks, True)
 
     def _run(self, tasks: Iterable[Task], columns: bool) -> Iterator[list[Outcome] | Batch]:
         queues: dict[str | None, deque[Task]] = {}
@@ -426,7 +429,7 @@ class LocalPool:
                 if isinstance(message, tuple):
                     if message and message[0] == KIND:  # a columnar message (`batch.py`)
                         batch = take_batch(tasks, message, columns)  # (a bad one: none taken)
-                        if columns:
+                        if columns and self._within_limit(batch):
                             if found:
                                 made.append(found)
                                 found = []
@@ -475,6 +478,15 @@ class LocalPool:
             yield found
         if done:
             worker.heard(time.perf_counter(), done)
+
+    def _within_limit(self, batch: Batch) -> bool:
+        """Whether every task of the batch peaked within the memory limit, if any (else its
+        outcomes are read one by one, `_within_memory`)."""
+        limit = self.memory_limit
+        if limit is None:
+            return True
+        peaks = batch.values[WIDTH - 1 :: WIDTH]
+        return None not in peaks and max(peaks) <= limit
 
     def _memory_error(
         self, task: Task, resided: int, wall_s: float, who: str = "worker"
