@@ -209,7 +209,8 @@ class TaskWriter:
 
     def _flush_now_and_then(self) -> None:
         while not self.stopping.wait(max(self.seconds, 0.05)):
-            if self.pending and time.monotonic() - self.last >= self.seconds:
+            waiting = self.pending or self.pending_values
+            if waiting and time.monotonic() - self.last >= self.seconds:
                 try:
                     self.flush()
                 except StoreError as exc:  # (the main thread raises it: one line, no traceback)
