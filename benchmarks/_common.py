@@ -45,6 +45,11 @@ def harness_setup(
             action="store_true",
             help="replay the outcomes one by one, not a worker's columnar messages",
         )
+        parser.add_argument(
+            "--callgrind",
+            action="store_true",
+            help="run each round in sys.call_tracing (callgrind's --toggle-collect around it)",
+        )
     opts = parser.parse_args()
     records = read_puzzles(collection_path("17clue"))
     if opts.count:

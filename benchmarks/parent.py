@@ -3,6 +3,8 @@
     python benchmarks/parent.py                      # 20,000 puzzles of 17clue, fast, 5 rounds
     python benchmarks/parent.py --count 49158 --rounds 3
     python benchmarks/parent.py --outcomes           # outcomes one by one, not in columns
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=sys_call_tracing \
+        python benchmarks/parent.py --count 8000 --rounds 1 --callgrind   # compare's alone
 
 With `--jobs 2` on a 2-core machine the two workers and the parent share the cores, so
 `compare`'s `--jobs 2` throughput over `--jobs 1` is at most about 2w / (w + p), w a worker's
@@ -27,10 +29,12 @@ from __future__ import annotations
 import itertools
 import pickle
 import statistics
+import sys
 import tempfile
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +141,10 @@ def main() -> None:
                 jobs=1,
             )
             start = time.process_time()
-            report = compare(args, db=db, executor=replay)
+            if opts.callgrind:  # (the round alone in `sys.call_tracing`: callgrind's toggle)
+                report = sys.call_tracing(partial(compare, args, db=db, executor=replay), ())
+            else:
+                report = compare(args, db=db, executor=replay)
             cpu.append(time.process_time() - start)
             assert report.ok and len(report.tasks) == n, "the replayed run is not whole and sound"
             print(f"round {r + 1}: {cpu[-1]:.2f} s CPU, {cpu[-1] / n * 1e6:.1f} us per task")
