@@ -26,7 +26,7 @@ Run = Callable[[], tuple[float, float]]
 
 
 def harness_setup(
-    doc: str, *, count: int, rounds: int, cluster: bool = False
+    doc: str, *, count: int, rounds: int, cluster: bool = False, outcomes: bool = False
 ) -> tuple[argparse.Namespace, list[str]]:
     """The command line of the scripts that run `compare` on 17clue (`--count` puzzles, 0 for
     all 49,158, `--backend`, `--rounds`, `--limit`, `--timeout`, and with `cluster` a dask
@@ -39,6 +39,17 @@ def harness_setup(
     parser.add_argument("--timeout", type=float, default=10.0)
     if cluster:
         parser.add_argument("--cluster", metavar="ADDRESS", help="also run on this dask cluster")
+    if outcomes:
+        parser.add_argument(
+            "--outcomes",
+            action="store_true",
+            help="replay the outcomes one by one, not a worker's columnar messages",
+        )
+        parser.add_argument(
+            "--callgrind",
+            action="store_true",
+            help="run each round in sys.call_tracing (callgrind's --toggle-collect around it)",
+        )
     opts = parser.parse_args()
     records = read_puzzles(collection_path("17clue"))
     if opts.count:

@@ -34,6 +34,7 @@ from sudokubench.harness.plan import (
     resolve_backends,
 )
 from sudokubench.harness.pool import Executor, LocalPool, Task
+from sudokubench.harness.pool.batch import Batch
 from sudokubench.harness.pool.guard import sanitize, trusted
 from sudokubench.harness.records import PuzzleRow, RunStatus, TaskRow
 from sudokubench.harness.report.model import RunReport, finish_report
@@ -330,6 +331,7 @@ class _Rows:
         self.begin = begin  # called with the new run's id and puzzle count once it is stored
         self.held: list[TaskRow] = []
         self.held_texts: list[tuple[str, str] | None] = []  # (`TaskWriter.add_many`'s texts)
+        self.held_values: list[Any] = []  # (`TaskWriter.add_values`'s flat rows)
         self.writer: TaskWriter | None = None
 
     def add_many(
@@ -346,6 +348,17 @@ class _Rows:
                 return
         writer.add_many(rows, texts)
 
+    def add_values(self, values: list[Any]) -> None:
+        """Store rows given flat (`TaskWriter.add_values`), now or once the run's start is
+        committed."""
+        writer = self.writer
+        if writer is None:
+            writer = self._open()
+            if writer is None:
+                self.held_values.extend(values)
+                return
+        writer.add_values(values)
+
     def _open(self) -> TaskWriter | None:
         """The writer, once the run is stored; raises what stopped a start that failed."""
         startup = self.startup
@@ -360,8 +373,10 @@ class _Rows:
         assert run_id is not None
         writer = self.writer = self.store.writer(run_id)
         writer.add_many(self.held, self.held_texts)
+        writer.add_values(self.held_values)
         self.held.clear()
         self.held_texts.clear()
+        self.held_values.clear()
         return writer
 
     def close(self) -> bool:
@@ -411,8 +426,15 @@ def _execute(
     own = {name: trusted(name) for name in tracker.args.backends}
     only_own = all(own.values())
     # Outcomes a list at a time (`Executor.run_batches`: a worker's message, a dask batch):
-    # the rows of a list are stored and tallied in one step each.
-    for outcomes in executor.run_batches(todo):
+    # the rows of a list are stored and tallied in one step each. With only sudokubench's
+    # own backends, a local worker's message comes as it was sent, the rows' columns
+    # (`LocalPool.run_columns`, `pool/batch.py`): stored and tallied a batch at a time.
+    columns = getattr(executor, "run_columns", None) if only_own else None
+    for outcomes in columns(todo) if columns is not None else executor.run_batches(todo):
+        if type(outcomes) is Batch:
+            rows.add_values(outcomes.values)
+            tracker.add_batch(outcomes, progress if rows.writer is not None else None)
+            continue
         if only_own:  # (every outcome's check is the worker's, unless the executor's own)
             made = [
                 to_row(outcome, None if outcome.checked else tracker.grid(outcome.task))

@@ -42,6 +42,8 @@ VALUES_PER_INSERT = 999
 # word); a few fields are stored in another form.
 
 TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
+#: Values of a task row after the run id.
+WIDTH = len(TaskRow._fields)
 
 #: None bound as NULL without the sqlite3 module's failed look for an adapter. The module binds
 #: an int, float or str at once, but asks about any other value first: its adapters (none for
@@ -192,6 +194,7 @@ class TaskWriter:
         self.every = every
         self.seconds = seconds
         self.pending: list[tuple[Any, ...]] = []
+        self.pending_values: list[Any] = []  # (`add_values`: rows flat, `WIDTH` values each)
         self.last = time.monotonic()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -206,7 +209,8 @@ class TaskWriter:
 
     def _flush_now_and_then(self) -> None:
         while not self.stopping.wait(max(self.seconds, 0.05)):
-            if self.pending and time.monotonic() - self.last >= self.seconds:
+            waiting = self.pending or self.pending_values
+            if waiting and time.monotonic() - self.last >= self.seconds:
                 try:
                     self.flush()
                 except StoreError as exc:  # (the main thread raises it: one line, no traceback)
@@ -218,7 +222,7 @@ class TaskWriter:
         values = task_to_sql(self.run_id, row)
         with self.lock:
             self.pending.append(values)
-        if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
+        if self._due():
             self.flush()
 
     def add_many(
@@ -234,8 +238,22 @@ class TaskWriter:
             values = [task_to_sql(run_id, row, text) for row, text in zip(rows, texts, strict=True)]
         with self.lock:
             self.pending.extend(values)
-        if len(self.pending) >= self.every or time.monotonic() - self.last >= self.seconds:
+        if self._due():
             self.flush()
+
+    def add_values(self, values: list[Any]) -> None:
+        """Queue rows given as one flat list of their values after the run id (`TaskRow`'s
+        fields, `WIDTH` a row, as `task_to_sql` makes them: a worker's columnar message,
+        `pool.batch`), inserted as they are with the run id written in the statement;
+        commits when the batch is full or old enough."""
+        with self.lock:
+            self.pending_values.extend(values)
+        if self._due():
+            self.flush()
+
+    def _due(self) -> bool:
+        rows = len(self.pending) + len(self.pending_values) // WIDTH
+        return rows >= self.every or time.monotonic() - self.last >= self.seconds
 
     def flush(self) -> None:
         """Commit every queued row; StoreError when the database refuses them (they stay
@@ -243,19 +261,40 @@ class TaskWriter:
         if self.failure is not None:
             raise self.failure
         with self.lock:
-            if self.pending:
+            if self.pending or self.pending_values:
                 try:
                     with self.db:
                         insert_rows(
                             self.db,
                             f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
-                            1 + len(TaskRow._fields),
+                            1 + WIDTH,
                             self.pending,
                         )
+                        self._insert_values()
                 except sqlite3.OperationalError as exc:
                     raise refused(self.path, exc) from None
                 self.pending.clear()
+                self.pending_values.clear()
             self.last = time.monotonic()
+
+    def _insert_values(self) -> None:
+        """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
+        statement, the run id a literal of the statement (an int: nothing to escape)."""
+        values = self.pending_values
+        if not values:
+            return
+        one = f"({int(self.run_id)}, " + ", ".join("?" * WIDTH) + ")"
+        into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS}) VALUES "
+        per = max(1, VALUES_PER_INSERT // WIDTH)
+        step = per * WIDTH
+        whole = len(values) - len(values) % step
+        if whole:
+            many = into + ", ".join([one] * per)
+            for start in range(0, whole, step):
+                self.db.execute(many, values[start : start + step])
+        if whole < len(values):
+            rest = (len(values) - whole) // WIDTH
+            self.db.execute(into + ", ".join([one] * rest), values[whole:])
 
     def close(self) -> None:
         """Stop the background thread and commit what is left."""

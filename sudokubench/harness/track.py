@@ -9,7 +9,7 @@ stored partly done), so memory does not grow with the run.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +24,7 @@ from sudokubench.harness.plan import (
     tasks_per_puzzle,
 )
 from sudokubench.harness.pool import HOST, Outcome, Task
+from sudokubench.harness.pool.batch import WIDTH, Batch
 from sudokubench.harness.recheck import checked_puzzles
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.tally import Tally
@@ -37,6 +38,12 @@ __all__ = ["Progress", "Tracker", "to_row"]
 #: `tuple.__new__`: a `Task` made from its fields' tuple without the named tuple's `__new__`
 #: (a Python function, a microsecond a task).
 _new_tuple = tuple.__new__
+#: A status by its text (a columnar message's).
+_STATUSES = {s.value: s for s in Status}
+#: The places in a row of `Batch.values` of the fields `add_batch` reads.
+_BACKEND, _WALL, _PEAK = (
+    TaskRow._fields.index(name) for name in ("backend", "wall_s", "peak_memory_bytes")
+)
 
 
 def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
@@ -171,6 +178,9 @@ class Tracker:
         self.partial: dict[int, list[TaskRow]] = {}  # stored rows of puzzles partly done
         #: Task ids planned for no task (a backend that skips a puzzle's shape), so far.
         self.skipped = 0
+        #: The puzzles in flight with an answer of the input's to meet (never on the short
+        #: path of `add_batch`; one-task puzzles only: see `_plan`).
+        self.expecting: set[int] = set()
 
     def read_stored(self) -> int:
         """Before a resumed run starts: read its stored rows back in one ordered pass (their
@@ -230,6 +240,10 @@ class Tracker:
         puzzle_id, text, box = puzzle.puzzle_id, puzzle.puzzle, puzzle.box
         limit, timeout = self.args.limit, self.args.timeout
         self.open[i] = _Open(puzzle, [], self.per_puzzle)
+        if self.per_puzzle == 1 and (
+            puzzle.expected_count is not None or puzzle.expected_solution is not None
+        ):
+            self.expecting.add(i)
         return [
             _new_tuple(Task, (first + k, puzzle_id, text, box, backend, limit, timeout, sample))
             for k, backend, sample in self.combos
@@ -248,6 +262,10 @@ class Tracker:
                 return []
         rows = self.partial.pop(i, []) if self.partial else []
         self.open[i] = _Open(puzzle, rows, len(tasks) - len(rows))
+        if self.per_puzzle == 1 and (
+            puzzle.expected_count is not None or puzzle.expected_solution is not None
+        ):
+            self.expecting.add(i)
         if rows:
             stored = {r.task_id for r in rows}
             tasks = [t for t in tasks if t.task_id not in stored]
@@ -284,6 +302,8 @@ class Tracker:
         one-backend run) is tallied on a short path: `cross_check` would find it agreed,
         with no problem, and the verdict is not made; such rows go to the tally together
         (`Tally.add_agreed_many`), in order with the puzzles closed between them."""
+        if self.expecting:  # (its puzzles are closed here, or stay open with a row more)
+            self.expecting.difference_update([row.task_id // self.per_puzzle for row in rows])
         counts = self.progress
         statuses = counts.statuses
         if progress is None:
@@ -326,6 +346,46 @@ class Tracker:
                 progress(counts)
         if agreed:
             tally.add_agreed_many(agreed)
+
+    def add_batch(self, batch: Batch, progress: Callable[[Progress], None] | None = None) -> None:
+        """`add_many` of a worker's columnar message (`pool.batch.Batch`). The usual batch
+        of a one-task-a-puzzle run (every answer sound and timed, no puzzle of it with an
+        answer of the input's to meet: each puzzle agreed alone, `_agreed_alone`) is counted
+        and tallied a batch at a time (`Tally.add_columns`), `progress` called once after
+        it; any other makes its rows and goes through `add_many`."""
+        ids = batch.ids
+        expecting = self.expecting
+        if not (
+            batch.usual
+            and batch.host is not None
+            and self.per_puzzle == 1
+            and not self.partial
+            and (not expecting or expecting.isdisjoint(ids))
+        ):
+            self.add_many(batch.rows(), progress)
+            return
+        entries = self.open
+        if not all(map(entries.__contains__, ids)):  # (never: every task is in flight)
+            raise KeyError(f"a batch of tasks {ids[0]}..{ids[-1]} not all in flight")
+        deque(map(entries.__delitem__, ids), 0)  # (each its puzzle's only task: closed)
+        counts = self.progress
+        counts.done += len(ids)
+        counts.statuses.update(map(_STATUSES.__getitem__, batch.statuses))
+        values = batch.values
+        self.tally.add_columns(
+            values[_BACKEND],
+            ids,  # (one task a puzzle: the puzzle's index is the task's id)
+            batch.statuses,
+            values[_WALL::WIDTH],
+            batch.cpus,
+            batch.waits,
+            batch.kinds,
+            batch.efforts,
+            values[_PEAK::WIDTH],
+            batch.host,
+        )
+        if progress is not None:
+            progress(counts)
 
     def _close(self, i: int, puzzle: PuzzleRow, rows: list[TaskRow]) -> None:
         verdict = cross_check(puzzle, rows)

@@ -1,7 +1,8 @@
 """Executors: where tasks run. `task.py` the records and the `Executor` protocol, `wire.py`
-what crosses the pipe, `worker.py` the worker process, `handle.py` the parent's handle on one,
-`local.py` `LocalPool` (processes on this machine, their lanes), `dask.py` `DaskExecutor` (a
-dask.distributed cluster), `probe.py` what a worker machine is. Re-exports only."""
+what crosses the pipe (`batch.py` a worker's batch as columns), `worker.py` the worker
+process, `handle.py` the parent's handle on one, `local.py` `LocalPool` (processes on this
+machine, their lanes), `dask.py` `DaskExecutor` (a dask.distributed cluster), `probe.py`
+what a worker machine is. Re-exports only."""
 
 from sudokubench.harness.pool.dask import DaskExecutor
 from sudokubench.harness.pool.local import (

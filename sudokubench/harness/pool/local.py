@@ -20,7 +20,9 @@ How `LocalPool` works:
   (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
   so the caller can store each as it finishes (`run_batches` hands back those found at one
   look at a worker's pipe as one list, which `compare` stores and tallies in one step each;
-  `run` one at a time). The parent looks at the pipes every 5 to 25 ms
+  `run` one at a time; a worker of sudokubench's own backends sends its message as columns,
+  `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored with one INSERT
+  and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the
   parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
@@ -101,6 +103,7 @@ from typing import Any
 
 from sudokubench.backend import BaseBackend, Status
 from sudokubench.errors import InputError
+from sudokubench.harness.pool.batch import KIND, WIDTH, Batch, take_batch
 from sudokubench.harness.pool.guard import LOAD_HINT, trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.memory import format_size, resident_bytes
@@ -339,6 +342,17 @@ class LocalPool:
         """`run`'s outcomes as lists, those found at one look at a worker's pipe together
         (what the caller stores and tallies a list at a time: one step per list, not per
         outcome)."""
+        return self._run(tasks, False)  # type: ignore[return-value]
+
+    def run_columns(self, tasks: Iterable[Task]) -> Iterator[list[Outcome] | Batch]:
+        """`run_batches`, with a worker's columnar message (`batch.to_columns`: a worker of
+        sudokubench's own backends) handed back as it came, a `Batch`, when every task of it
+        peaked within the memory limit, if any (else its outcomes, each checked against the
+        limit): what `compare` stores and tallies a batch at a time without an object a
+        task."""
+        return self._run(tasks, True)
+
+    def _run(self, tasks: Iterable[Task], columns: bool) -> Iterator[list[Outcome] | Batch]:
         queues: dict[str | None, deque[Task]] = {}
         lanes: dict[str, str | None] = {}
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
@@ -376,14 +390,16 @@ class LocalPool:
                 if more:
                     more = take()
                 for worker in list(self._workers):
-                    yield from self._receive(worker, queues.setdefault(worker.lane, deque()))
+                    yield from self._receive(
+                        worker, queues.setdefault(worker.lane, deque()), columns
+                    )
                 if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
                     yield capped
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
                         queue = queues.setdefault(worker.lane, deque())
-                        yield from self._receive(worker, queue)  # a last answer in time?
+                        yield from self._receive(worker, queue, columns)  # a last answer in time?
                         if worker.tasks and now >= worker.due(self.grace):
                             yield [self._overrun(worker, queue, now)]
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
@@ -395,22 +411,41 @@ class LocalPool:
                 worker.kill()
                 self._workers.remove(worker)
 
-    def _receive(self, worker: WorkerHandle, queue: deque[Task]) -> Iterator[list[Outcome]]:
+    def _receive(
+        self, worker: WorkerHandle, queue: deque[Task], columns: bool = False
+    ) -> Iterator[list[Outcome] | Batch]:
         """Yield the outcomes waiting in the worker's pipe, as one list (on EOF the worker
-        died: then also its task's ERROR)."""
+        died: then also its task's ERROR); with `columns`, a columnar message as its `Batch`,
+        in order with the lists."""
         if not worker.tasks:
             return
         done = 0  # outcomes in this look, which tells the worker's pace
         found: list[Outcome] = []
+        made: list[list[Outcome] | Batch] = []  # (with `columns`: what came before `found`)
         try:
             for message in worker.messages():
                 now = time.perf_counter()
-                if isinstance(message, tuple):  # ("ready", task_id): backend loaded, clock starts
+                tasks = worker.tasks
+                if isinstance(message, tuple):
+                    if message and message[0] == KIND:  # a columnar message (`batch.py`)
+                        batch = take_batch(tasks, message, columns)  # (a bad one: none taken)
+                        if columns and self._within_limit(batch):
+                            if found:
+                                made.append(found)
+                                found = []
+                            made.append(batch)
+                        elif self.memory_limit is None:
+                            found.extend(batch.outcomes())
+                        else:
+                            found.extend(self._within_memory(worker, o) for o in batch.outcomes())
+                        worker.arm(now, self.grace)
+                        done += len(batch)
+                        continue
+                    # ("ready", task_id): backend loaded, clock starts
                     worker.ready(message[1], now, self.grace)
                     worker.heard(now, 0)  # (the load is not part of the pace)
                     done = 0
                     continue
-                tasks = worker.tasks
                 if self.memory_limit is None:  # outcomes, in task order, in one loop
                     take_outcomes(tasks, message, found)  # (a bad one leaves it in flight)
                 else:
@@ -425,6 +460,7 @@ class LocalPool:
         except (EOFError, OSError):
             if worker.tasks:
                 found.append(self._died(worker, queue))
+            yield from made
             if found:
                 yield found
             return
@@ -433,13 +469,24 @@ class LocalPool:
                 found.append(self._died(worker, queue, str(exc)))
             else:  # a stray message after its last task: nothing to blame, a fresh one next
                 self._drop(worker)
+            yield from made
             if found:
                 yield found
             return
+        yield from made
         if found:
             yield found
         if done:
             worker.heard(time.perf_counter(), done)
+
+    def _within_limit(self, batch: Batch) -> bool:
+        """Whether every task of the batch peaked within the memory limit, if any (else its
+        outcomes are read one by one, `_within_memory`)."""
+        limit = self.memory_limit
+        if limit is None:
+            return True
+        peaks = batch.values[WIDTH - 1 :: WIDTH]
+        return None not in peaks and max(peaks) <= limit
 
     def _memory_error(
         self, task: Task, resided: int, wall_s: float, who: str = "worker"

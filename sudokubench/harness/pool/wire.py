@@ -9,6 +9,9 @@ which `from_wire` names again (`take_outcomes` a message's at once). A worker of
 own backends adds two fields after an outcome's own: its solutions and stats as the JSON text
 the database stores, which the parent stores as they are (its own encoding of them was ~2.7 us
 a task of the parent's CPU, which bounds a fast backend's run); a plug-in's lane sends none.
+Such a worker sends what it held as one columnar message instead, ("rows", ...): the rows
+ready for the INSERT and the tally's columns (`batch.py`), which `LocalPool.run_columns`
+hands to `compare` as it came and `run_batches` as these outcomes.
 
 The worker -> parent direction has two forms, chosen by the lane (`guard.trusted`):
 

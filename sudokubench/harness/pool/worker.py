@@ -28,6 +28,7 @@ from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid, Shape
 from sudokubench.harness.noise import CpuWait
+from sudokubench.harness.pool.batch import to_columns
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.memory import PeakMemory
 from sudokubench.harness.pool.task import Outcome, Task, failed
@@ -328,13 +329,17 @@ def _serve(
     done: list[Solved] = []  # solved, not yet checked and sent
     since = 0.0  # when the first of them started
     # A worker of sudokubench's own backends sends each outcome's solutions and stats as
-    # the JSON the database stores, which its parent then stores as they are (`to_wire`); a
-    # plug-in's lane sends none (its parent makes its own of what it checked itself).
+    # the JSON the database stores, which its parent then stores as they are (`to_wire`),
+    # what it held as one message of the rows' columns (`batch.to_columns`); a plug-in's
+    # lane sends none (its parent makes its own of what it checked itself).
     texts = not isinstance(conn, PlainEnd)
 
     def flush() -> None:
         if done:
-            send(conn, [to_wire(finish(s), texts) for s in done])
+            finished = [finish(s) for s in done]
+            # (one columnar message, `batch.to_columns`, where the outcomes allow it)
+            columns = to_columns(finished) if texts else None
+            send(conn, columns or [to_wire(o, texts) for o in finished])
             done.clear()
 
     while True:

@@ -27,6 +27,8 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import reduce
+from operator import add
 from typing import Any
 
 from sudokubench.backend import Status
@@ -54,6 +56,11 @@ from sudokubench.harness.stats import (
 from sudokubench.harness.verify import Problem, PuzzleVerdict
 
 __all__ = ["KEPT_MESSAGES", "NO_PAIR", "Column", "Tally"]
+
+#: A status's code in a `Column` by its text (a columnar message's, `pool.batch`).
+_CODE_OF_TEXT = {str(s.value): code for s, code in CODE.items()}
+#: The byte of a row with no effort in a columnar message (`pool.batch.NO_EFFORT`).
+_NO_EFFORT = 255
 
 #: Distinct error messages a report keeps per backend: a task whose message is not among the
 #: first this many is counted, its text left in the database (the per-task export has it), so
@@ -251,6 +258,70 @@ class Tally:
             wait_wall_s,
         )
         self.checked += len(agreed)
+
+    def add_columns(
+        self,
+        backend: str,
+        indexes: list[int],
+        statuses: list[str],
+        walls: list[float],
+        cpus: list[float | None],
+        waits: list[float | None],
+        kinds: bytes,
+        efforts: list[float],
+        peaks: list[int | None],
+        host: str,
+    ) -> None:
+        """`add_agreed` of the puzzles at `indexes`, each with one measured row of `backend`
+        whose answer is sound and timed (solved or unsatisfiable within the limit), given as
+        columns (a worker's columnar message, `pool.batch`: the effort's kind a byte, its
+        place in `EFFORT_KEYS`, 255 and NaN for none; the row's task id is its puzzle's
+        index, as in a run of one task a puzzle; every row ran on `host`): what `_row` and
+        `_singles` do to each, a column at a time. The sums are added in the rows' order
+        (`reduce`), so they are the same to the last bit as row by row."""
+        n = len(indexes)
+        column = self.columns.get(backend) or self._column(backend)
+        self.stored += n
+        self.checked += n
+        if host:  # (`_row`: the least task id of a measured sample on each host)
+            seen = self.hosts.get(backend)
+            first = min(indexes)
+            if seen is None or host not in seen[1] or first < seen[0]:
+                self._host(backend, first, host)
+        known = peaks if None not in peaks else [p for p in peaks if p is not None]
+        if known and (peak := max(known)) > self.peak_memory.get(backend, -1):
+            self.peak_memory[backend] = peak
+        if None not in cpus:
+            self.cpu_s = reduce(add, cpus, self.cpu_s)
+            self.cpu_wall_s = reduce(add, walls, self.cpu_wall_s)
+        else:
+            for cpu, wall in zip(cpus, walls, strict=True):
+                if cpu is not None:
+                    self.cpu_s += cpu
+                    self.cpu_wall_s += wall
+        if None not in waits:
+            self.wait_s = reduce(add, waits, self.wait_s)
+            self.wait_wall_s = reduce(add, walls, self.wait_wall_s)
+        else:
+            for wait, wall in zip(waits, walls, strict=True):
+                if wait is not None:
+                    self.wait_s += wait
+                    self.wait_wall_s += wall
+        codes = array("b", map(_CODE_OF_TEXT.__getitem__, statuses))
+        start = indexes[0]
+        if indexes == list(range(start, start + n)):  # (in a row: a slice of each array)
+            end = start + n
+            column.status[start:end] = codes
+            column.time[start:end] = array("d", walls)
+            column.effort_kind[start:end] = array("b", kinds)  # (255 is read as -1: none)
+            column.effort[start:end] = array("d", efforts)
+            return
+        for i, code, wall, kind, effort in zip(indexes, codes, walls, kinds, efforts, strict=True):
+            column.status[i] = code
+            column.time[i] = wall
+            if kind != _NO_EFFORT:
+                column.effort_kind[i] = kind
+                column.effort[i] = effort
 
     def _column(self, backend: str) -> Column:
         column = self.columns.get(backend)

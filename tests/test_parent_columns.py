@@ -1,0 +1,262 @@
+"""A worker's batch as one columnar message (`pool/batch.py`): stored with one INSERT
+(`TaskWriter.add_values`) and tallied a batch at a time (`Tracker.add_batch`,
+`Tally.add_columns`), with the same rows, tally and report as the outcomes' path."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import deque
+from pathlib import Path
+
+import pytest
+from support import TELEGRAM, collection
+
+from sudokubench.backend import Status
+from sudokubench.harness import CompareArgs, compare
+from sudokubench.harness.pool import HOST, LocalPool, Task, failed
+from sudokubench.harness.pool.batch import WIDTH, Batch, take_batch, to_columns
+from sudokubench.harness.pool.wire import ProtocolError, from_wire, to_wire
+from sudokubench.harness.records import PuzzleRow
+from sudokubench.harness.report import build_report, render
+from sudokubench.harness.report.tally import Tally
+from sudokubench.harness.store import Store
+from sudokubench.harness.store_write import task_to_sql
+from sudokubench.harness.track import to_row
+
+PUZZLES = [str(r.puzzle) for r in collection("17clue")][:300]
+#: The columns that differ from one run to the next: its times and memory.
+TIMES = ("encode_s", "solve_s", "wall_s", "peak_memory_bytes")
+#: The stats keys that are times.
+TIMED_STATS = ("cpu_s", "cpu_wait_s")
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def tasks(lines: list[str], backend: str = "fast", timeout: float = 10.0) -> list[Task]:
+    return [Task(i, f"t:{i + 1}", p, None, backend, 2, timeout, 0) for i, p in enumerate(lines)]
+
+
+class OutcomesOnly:
+    """A `LocalPool` seen without `run_columns`: `compare` takes the outcomes' path."""
+
+    def __init__(self, pool: LocalPool) -> None:
+        self.pool = pool
+
+    def prepare(self, backends):
+        return self.pool.prepare(backends)
+
+    def run_batches(self, tasks):
+        return self.pool.run_batches(tasks)
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Counting:
+    """A `LocalPool` whose `run_columns` counts the batches it hands back as columns."""
+
+    def __init__(self, pool: LocalPool) -> None:
+        self.pool = pool
+        self.batches = 0
+        self.lists = 0
+
+    def prepare(self, backends):
+        return self.pool.prepare(backends)
+
+    def run_batches(self, tasks):
+        return self.pool.run_batches(tasks)
+
+    def run_columns(self, tasks):
+        for item in self.pool.run_columns(tasks):
+            if type(item) is Batch:
+                self.batches += 1
+            else:
+                self.lists += 1
+            yield item
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def stored(db: Path, run_id: int) -> list[dict]:
+    """Every task row of the run, by task id, without its times (the stats' too)."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    rows = []
+    for row in con.execute("SELECT * FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)):
+        values = {k: row[k] for k in row.keys() if k not in (*TIMES, "run_id")}  # noqa: SIM118
+        stats = json.loads(values["stats"])
+        for key in TIMED_STATS:
+            assert type(stats.pop(key)) is float  # (measured on both paths)
+        values["stats"] = stats
+        rows.append(values)
+    con.close()
+    return rows
+
+
+@pytest.mark.parametrize("backend", ["native", "fast"])
+def test_a_run_through_the_columns_stores_what_the_outcomes_path_stores(tmp_path, backend):
+    lines = [*PUZZLES[:200], TELEGRAM, *PUZZLES[200:]]
+    path = write(tmp_path / "p.txt", lines)
+    args = CompareArgs(files=(str(path),), backends=(backend,), jobs=2)
+    counting = Counting(LocalPool(jobs=2, batch_size=16))
+    with counting:
+        new = compare(args, db=tmp_path / "new.sqlite", executor=counting)
+    with OutcomesOnly(LocalPool(jobs=2, batch_size=16)) as old_pool:
+        old = compare(args, db=tmp_path / "old.sqlite", executor=old_pool)
+    assert counting.batches > 1  # (the columns' path was taken)
+    assert new.ok and old.ok and len(new.tasks) == len(lines)
+    rows = stored(tmp_path / "new.sqlite", new.run.id)
+    assert rows == stored(tmp_path / "old.sqlite", old.run.id)
+    assert len(rows) == len(lines) and {r["host"] for r in rows} == {HOST}
+    assert all(r["valid"] == 1 and r["problem"] is None for r in rows)
+    with Store(tmp_path / "new.sqlite", create=False) as store:
+        again = build_report(store, new.run.id)
+    assert new == again  # (the tally fed with columns, the database's row by row)
+    assert render(new, "json") == render(again, "json")
+    assert new.tally.checked == len(lines) and new.tally.stored == len(lines)
+
+
+def test_a_batch_of_the_usual_and_the_rest_makes_the_rows_and_outcomes_of_its_outcomes():
+    lines = PUZZLES[:6]
+    planned = tasks(lines)
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    assert all(o.texts for o in outcomes)
+    # an error, a timeout, an answer after the limit, a wrong answer, among sound ones
+    outcomes[1] = failed(planned[1], Status.ERROR, "why", 0.25)
+    outcomes[2] = failed(planned[2], Status.TIMEOUT, "killed", 11.0)
+    outcomes[3] = outcomes[3]._replace(wall_s=12.5, texts=None)
+    wrong = outcomes[4].solutions[0].replace("1", "x", 1)
+    outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
+    message = to_columns(outcomes)
+    assert message is not None and message[0] == "rows"
+    assert message[1][2::WIDTH] == lines and message[1][19::WIDTH] == [HOST] * 6
+    flight = deque(planned)
+    batch = take_batch(flight, message)
+    assert not flight and batch.ids == list(range(6)) and not batch.usual
+    rows = [to_row(o, None) for o in outcomes]
+    assert batch.rows() == rows
+    assert rows[3].status == Status.TIMEOUT and "over the 10 s limit" in rows[3].message
+    assert batch.values == [v for r in rows for v in task_to_sql(7, r)[1:]]
+    # without `strict` (an executor's caller): the outcomes as `from_wire` gives them
+    loose = take_batch(deque(planned), to_columns(outcomes), strict=False)
+    sent = [from_wire(t, to_wire(o, True)) for t, o in zip(planned, outcomes, strict=True)]
+    assert loose.outcomes() == sent
+    usual = take_batch(deque(planned[:1]), to_columns(outcomes[:1]))
+    assert usual.usual and usual.rows() == rows[:1]
+
+
+def test_a_columnar_message_not_of_the_tasks_due_takes_none():
+    planned = tasks(PUZZLES[:3])
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    message = to_columns(outcomes)
+    for flight in (deque(planned[1:]), deque(planned[:2]), deque([planned[1], *planned])):
+        before = list(flight)
+        with pytest.raises(ProtocolError):
+            take_batch(flight, message)
+        assert list(flight) == before
+    for bad in (
+        ("rows", message[1][:-1], *message[2:]),
+        (*message[:4], list(message[4]), message[5]),
+        message[:5],
+    ):
+        with pytest.raises(ProtocolError):
+            take_batch(deque(planned), bad)
+    unknown = list(message[1])
+    unknown[7] = "lost"
+    with pytest.raises(ProtocolError):
+        take_batch(deque(planned), ("rows", unknown, *message[2:]))
+    assert to_columns([outcomes[0]._replace(checked=False)]) is None
+
+
+@pytest.mark.parametrize("order", ["in a row", "shuffled"])
+def test_add_columns_is_add_agreed_many(order):
+    lines = PUZZLES[:12]
+    planned = tasks(lines)
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    if order == "shuffled":
+        outcomes = outcomes[6:] + outcomes[:6]
+    outcomes[2] = outcomes[2]._replace(stats={"cpu_s": 0.001}, texts=None)  # no effort, wait
+    columns, rows_way = Tally(("fast",), 12), Tally(("fast",), 12)
+    for i, line in enumerate(lines):
+        for tally in (columns, rows_way):
+            tally.register(i, PuzzleRow(f"t:{i + 1}", i, "t", line))
+    ordered = sorted(planned, key=lambda t: [o.task.task_id for o in outcomes].index(t.task_id))
+    batch = take_batch(deque(ordered), to_columns(outcomes))
+    values = batch.values
+    columns.add_columns(
+        "fast",
+        batch.ids,
+        batch.statuses,
+        values[13::WIDTH],
+        batch.cpus,
+        batch.waits,
+        batch.kinds,
+        batch.efforts,
+        values[20::WIDTH],
+        batch.host,
+    )
+    rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
+    a, b = columns.columns["fast"], rows_way.columns["fast"]
+    assert a.status == b.status and list(a.time) == list(b.time)
+    assert list(a.effort_kind) == list(b.effort_kind)
+    assert a.effort_kind[outcomes[2].task.task_id] == -1
+    assert [repr(x) for x in a.effort] == [repr(x) for x in b.effort]
+    assert (columns.cpu_s, columns.cpu_wall_s, columns.wait_s, columns.wait_wall_s) == (
+        rows_way.cpu_s,
+        rows_way.cpu_wall_s,
+        rows_way.wait_s,
+        rows_way.wait_wall_s,
+    )
+    assert (columns.hosts, columns.peak_memory, columns.stored, columns.checked) == (
+        rows_way.hosts,
+        rows_way.peak_memory,
+        12,
+        12,
+    )
+
+
+def test_a_puzzle_with_an_answer_to_meet_is_cross_checked_in_full(tmp_path):
+    # the input's answers: one right, one wrong (a run that finds the answer disagreeing)
+    solved = compare(
+        CompareArgs(files=(str(write(tmp_path / "a.txt", PUZZLES[:2])),), backends=("fast",)),
+        db=tmp_path / "a.sqlite",
+    )
+    first, second = (t.solutions[0] for t in sorted(solved.tasks, key=lambda t: t.task_id))
+    k = next(k for k in range(1, 81) if second[k] != second[0])
+    wrong = second[k] + second[1:k] + second[0] + second[k + 1 :]  # (two cells swapped)
+    path = write(
+        tmp_path / "p.csv",
+        [f"{PUZZLES[0]},{first}", f"{PUZZLES[1]},{wrong}", *(f"{p}," for p in PUZZLES[2:40])],
+    )
+    counting = Counting(LocalPool(jobs=1, batch_size=64))
+    with counting:
+        report = compare(
+            CompareArgs(files=(str(path),), backends=("fast",)),
+            db=tmp_path / "r.sqlite",
+            executor=counting,
+        )
+    assert counting.batches
+    with Store(tmp_path / "r.sqlite", create=False) as store:
+        again = build_report(store, report.run.id)
+    assert report == again and not report.ok  # (the wrong answer of the input's found)
+    assert report.tally.checked == 40
