@@ -51,6 +51,7 @@ from _common import Rounds, harness_setup, load_average, process_cpu
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import LocalPool, Outcome, Task
+from sudokubench.harness.pool.batch import Batch
 from sudokubench.solvers import get_backend
 
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.
@@ -76,8 +77,12 @@ class MeasuredPool:
         return self.pool.run(tasks)
 
     def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
-        """The pool's outcomes in its lists (what `compare` takes)."""
+        """The pool's outcomes in its lists (what `compare` takes from another executor)."""
         return self.pool.run_batches(tasks)
+
+    def run_columns(self, tasks: Iterable[Task]) -> Iterator[list[Outcome] | Batch]:
+        """The pool's batches as its workers sent them (what `compare` takes from it)."""
+        return self.pool.run_columns(tasks)
 
     def close(self) -> None:
         """Read the workers' CPU time, then stop them."""
