@@ -14,7 +14,10 @@ The best over the rounds on both sides: on a shared machine a preempted pass wou
 decide the ratio. The two bests differ: a puzzle's best solve leaves its preemptions out,
 tdoku's best run (its own timing, a loop over the file) keeps the few it had; on a busy machine
 this favours `native` a little. A mean over whole passes of `native` moved by 2x from run to
-run at load 3-4 on 2 cores, too much to judge a target by.
+run at load 3-4 on 2 cores, too much to judge a target by. A last column gives the kernel's
+ratio paired by round: the median over the rounds of each round's pass mean over that round's
+tdoku figure (the two measured back to back), which a slow spell of a shared machine moves
+less than it moves the two bests, taken at different times.
 Targets: kernel <= 2x tdoku and `backend.solve` <= 3x tdoku, each file and limit.
 """
 
@@ -73,10 +76,11 @@ def tdoku_us(binary: Path, puzzles: list[Grid], limit: int, folder: Path) -> flo
     return float(csv[-1].split(",")[6])
 
 
-def native_pass(puzzles: list[Grid], limit: int, best: dict[str, list[float]]) -> None:
+def native_pass(puzzles: list[Grid], limit: int, best: dict[str, list[float]]) -> float:
     """One pass of `native` over `puzzles`: the timed region and the whole call, each puzzle's
-    best so far kept in `best`; exits on a wrong count."""
+    best so far kept in `best`; exits on a wrong count. The pass's own mean kernel us."""
     native = get_backend("native")
+    total = 0.0
     for i, puzzle in enumerate(puzzles):
         timed = timed_call(native, puzzle, limit, cpu=False)
         start = time.perf_counter()
@@ -86,6 +90,8 @@ def native_pass(puzzles: list[Grid], limit: int, best: dict[str, list[float]]) -
             sys.exit(f"native found {result.count} solutions of {puzzle} at limit {limit}")
         best["kernel"][i] = min(best["kernel"][i], timed.solve_s)
         best["solve"][i] = min(best["solve"][i], wall)
+        total += timed.solve_s
+    return total / len(puzzles) * 1e6
 
 
 def side_by_side(binary: Path, name: str, count: int | None, rounds: int) -> list[str]:
@@ -95,21 +101,24 @@ def side_by_side(binary: Path, name: str, count: int | None, rounds: int) -> lis
     lines = []
     with tempfile.TemporaryDirectory() as folder:
         for limit in (1, 2):
-            tdoku = []
+            tdoku, passes = [], []
             best = {k: [float("inf")] * len(puzzles) for k in ("kernel", "solve")}
             for r in range(rounds):
                 for side in ("tdoku", "native") if r % 2 == 0 else ("native", "tdoku"):
                     if side == "tdoku":
                         tdoku.append(tdoku_us(binary, puzzles, limit, Path(folder)))
                     else:
-                        native_pass(puzzles, limit, best)
+                        passes.append(native_pass(puzzles, limit, best))
+            # each round's own ratio (its pass's mean kernel time over its tdoku run, the two
+            # back to back): the median is less moved by a slow spell than the bests are
+            paired = statistics.median(p / t for p, t in zip(passes, tdoku, strict=True))
             t = min(tdoku)
             kernel = statistics.fmean(best["kernel"]) * 1e6
             solve = statistics.fmean(best["solve"]) * 1e6
             lines.append(
                 f"{name:<10} {len(puzzles):>6} {limit:>5} {t:>9.1f} {kernel:>10.1f} "
                 f"{solve:>9.1f} {kernel / t:>6.2f}x {_met(kernel / t, KERNEL_TARGET):>7} "
-                f"{solve / t:>6.2f}x {_met(solve / t, SOLVE_TARGET):>7}"
+                f"{solve / t:>6.2f}x {_met(solve / t, SOLVE_TARGET):>7} {paired:>7.2f}x"
             )
             print(lines[-1], flush=True)
     return lines
@@ -128,7 +137,8 @@ def compare_tdoku(checkout: str, files: list[tuple[str, int | None]], rounds: in
     )
     print(
         f"{'file':<10} {'puzzles':>6} {'limit':>5} {'tdoku us':>9} {'kernel us':>10} "
-        f"{'solve us':>9} {'kernel':>7} {'':>7} {'solve':>7} {'':>7}"
+        f"{'solve us':>9} {'kernel':>7} {'':>7} {'solve':>7} {'':>7} {'paired':>8}"
     )
+    print("(paired: the median over the rounds of a round's kernel pass mean / its tdoku run)")
     for name, count in files:
         side_by_side(binary, name, count, rounds)
