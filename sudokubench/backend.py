@@ -544,8 +544,14 @@ _no_clock = float
 _no_wait = type(None)
 
 
-def _since(start: float | None, end: float | None) -> float | None:
-    return None if start is None or end is None else end - start
+def _waited(start: float | None, end: float | None, solve_s: float) -> float | None:
+    """The wait for a CPU read around a timed region, at most the region's wall time: the
+    clocks are read just outside it, and a wait between a read and the region's own clock
+    (the thread preempted there, on a busy machine) was not the call's."""
+    if start is None or end is None:
+        return None
+    waited = end - start
+    return waited if waited < solve_s else solve_s
 
 
 def _bound(backend: Any, prepared: Any, timeout: float | None) -> tuple[Callable[..., Any], tuple]:
@@ -602,7 +608,7 @@ def timed_call(
         answer = backend.solve(puzzle, limit=limit, timeout=timeout)
         solve_s = perf_counter() - start
         cpu_s = process_time() - cpu_start
-        return Timed(answer, 0.0, solve_s, cpu_s, _since(wait_start, wait()))
+        return Timed(answer, 0.0, solve_s, cpu_s, _waited(wait_start, wait(), solve_s))
     encode_s = solve_s = cpu_s = 0.0
     try:
         start = perf_counter()
@@ -620,7 +626,7 @@ def timed_call(
             solve_s = perf_counter() - start
             cpu_s = process_time() - cpu_start
             wait_end = wait()
-        wait_s = None if wait_start is None or wait_end is None else wait_end - wait_start
+        wait_s = _waited(wait_start, wait_end, solve_s)
         answer = backend.answer(prepared, raw)
         return _new_tuple(Timed, (answer, encode_s, solve_s, cpu_s, wait_s))
     except (ContractError, KeyboardInterrupt):

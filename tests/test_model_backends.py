@@ -204,6 +204,30 @@ def test_child_is_killed_at_the_deadline_keeping_what_it_found() -> None:
     assert (result.status, result.count, result.exhaustive) == (Status.TIMEOUT, 1, False)
 
 
+def _endless(stats: dict[str, int | float]) -> Iterator[Grid]:
+    while True:
+        yield SQUARE
+
+
+def test_a_child_faster_than_its_parent_is_a_timeout_not_a_crash(monkeypatch) -> None:
+    """A busy parent that reads slower than its child writes stops reading at the deadline
+    (before, it read on while the pipe held solutions, until the child's own alarm killed it,
+    and called that a dead child: an ERROR where the search had only timed out)."""
+    from sudokubench.solvers import child
+
+    made = Grid
+
+    def slow_grid(shape: Shape, cells: tuple[int, ...]) -> Grid:
+        time.sleep(0.002)  # a parent slower than its child, as on a loaded machine
+        return made(shape, cells)
+
+    monkeypatch.setattr(child, "Grid", slow_grid)
+    monkeypatch.setattr(child, "GRACE_S", 0.2)  # (the child's alarm, read after the fork)
+    result = collect_in_child("test", FOUR, _endless, 10**9, Deadline(0.3))
+    assert (result.status, result.exhaustive) == (Status.TIMEOUT, False), result.message
+    assert 0 < result.count == len(result.solutions)
+
+
 def test_child_reports_its_stats_limit_and_errors() -> None:
     done = collect_in_child("test", FOUR, _quick, 10, Deadline(30))
     assert (done.count, done.exhaustive, done.stats["seen"]) == (2, True, 2)

@@ -262,3 +262,33 @@ def test_checked_results_pass_and_fail_the_same_checks_as_the_dataclass() -> Non
     # UNSATISFIABLE: count 0, exhaustive, no solution (2 stats); TIMEOUT and ERROR: not
     # exhaustive, count 0 with none (2), 1-3 with one (6) or 2-3 with two (4) each.
     assert accepted == 12 + 8 + 2 + 2 * 12
+
+
+class _SolveOnly:
+    """A plug-in with `solve` only (no phases): the whole call is its timed region."""
+
+    name = "solve-only"
+
+    def solve(self, puzzle: Grid, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        from sudokubench.solvers import get_backend
+
+        return get_backend("fast").solve(puzzle, limit=limit, timeout=timeout)
+
+
+@pytest.mark.parametrize("name", ["fast", "solve-only"])
+def test_the_wait_for_a_cpu_is_at_most_the_timed_region(name: str) -> None:
+    """The wait clock is read just outside the timed region; a wait read there that the
+    region's wall time cannot hold (the thread preempted between a read and the region's
+    own clock) is cut to that wall time, and a shorter one is kept as read."""
+    ticks = iter([0.0, 5.0, 0.0, 1e-9])  # a 5 s wait around the first call, none in the second
+
+    def waited() -> float:
+        return next(ticks)
+
+    from sudokubench.solvers import get_backend
+
+    backend = _SolveOnly() if name == "solve-only" else get_backend(name)
+    long = timed_call(backend, Grid.parse(TELEGRAM), 2, None, waited=waited)
+    assert long.answer.count == 1 and 0.0 < long.wait_s == long.solve_s < 5.0
+    short = timed_call(backend, Grid.parse(TELEGRAM), 2, None, waited=waited)
+    assert short.wait_s == 1e-9

@@ -90,7 +90,10 @@ def collect_in_child(
         try:
             while True:
                 remaining = deadline.remaining()
-                if remaining is not None and not conn.poll(remaining):
+                # past the deadline, stop even while solutions are still waiting in the pipe: a
+                # child that writes faster than a busy parent reads would otherwise be read
+                # until its own alarm kills it
+                if remaining is not None and (remaining <= 0.0 or not conn.poll(remaining)):
                     timed_out = True
                     break
                 kind, value = conn.recv()
@@ -103,7 +106,9 @@ def collect_in_child(
                 else:
                     raise RuntimeError(value)
         except EOFError:
-            raise RuntimeError("the solver's child process died") from None
+            if not deadline.expired():
+                raise RuntimeError("the solver's child process died") from None
+            timed_out = True  # (its own alarm, past the deadline: a timeout, not a crash)
         finally:
             _end(pid)
     stats["child_process"] = 1
