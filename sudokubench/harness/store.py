@@ -342,6 +342,15 @@ class Store:
         """The puzzles of a run in input order (those that come after the puzzle `after`,
         when given), read `chunk` at a time (no read transaction stays open between chunks,
         and memory holds one chunk)."""
+        return itertools.chain.from_iterable(
+            self.ordered_puzzle_lists(run_id, chunk=chunk, after=after)
+        )
+
+    def ordered_puzzle_lists(
+        self, run_id: int, *, chunk: int = CHUNK, after: PuzzleRow | None = None
+    ) -> Iterator[list[PuzzleRow]]:
+        """`ordered_puzzles` a chunk's list at a time (none empty), as the planner takes
+        them."""
         query = (
             f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? AND "
             "(position > ? OR (position = ? AND puzzle_id > ?)) "
@@ -352,7 +361,8 @@ class Store:
             with self._reading():
                 found = self.db.execute(query, (run_id, start[0], *start, chunk)).fetchall()
                 rows = [puzzle_from_sql(row) for row in found]
-            yield from rows
+            if rows:
+                yield rows
             if len(rows) < chunk:
                 return
             start = (rows[-1].position, rows[-1].puzzle_id)
