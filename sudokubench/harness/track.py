@@ -1,6 +1,6 @@
 """The parent's bookkeeping of a run's outcomes (`run.py` drives it): each outcome made a row
 to store (`to_row`, with its check), the live counts for the progress display (`Progress`), and
-the `Tracker`, which plans the run puzzle by puzzle as the executor takes tasks and
+the `Tracker`, which plans the run a list of puzzles at a time as the executor takes tasks and
 cross-checks a puzzle as soon as its last task is in, feeding the report's `Tally` and
 dropping its rows. It holds only the puzzles with tasks in flight (and, on `--resume`, those
 stored partly done), so memory does not grow with the run.
@@ -161,9 +161,10 @@ class _Open:
 
 
 class Tracker:
-    """Plans the run puzzle by puzzle as the executor takes tasks (`todo`), and cross-checks a
-    puzzle as soon as its last task is in, feeding the report's `Tally`: only the puzzles with
-    tasks in flight are held, so memory does not grow with the run."""
+    """Plans the run a list of puzzles at a time as the executor takes tasks (`todo`), and
+    cross-checks a puzzle as soon as its last task is in, feeding the report's `Tally`: only
+    the puzzles with tasks in flight (and the rest of the list being taken) are held, so
+    memory does not grow with the run."""
 
     def __init__(
         self,
@@ -191,7 +192,7 @@ class Tracker:
         #: Task ids planned for no task (a backend that skips a puzzle's shape), so far.
         self.skipped = 0
         #: The puzzles in flight with an answer of the input's to meet (never on the short
-        #: path of `add_batch`; one-task puzzles only: see `_plan`).
+        #: path of `add_batch`; one-task puzzles only: see `_plan`, `_plan_list`).
         self.expecting: set[int] = set()
 
     def read_stored(self) -> int:
