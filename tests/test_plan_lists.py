@@ -16,6 +16,7 @@ from sudokubench.harness.plan import plan
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.store import Store
+from sudokubench.harness.store_read import Damaged, puzzle_from_sql, puzzles_from_sql
 from sudokubench.harness.track import Progress, Tracker, _Open
 
 FOUR = "1.3..2.4...3.4.1"
@@ -108,3 +109,36 @@ def test_the_tracker_plans_lists_as_plan_does(tmp_path: Path, backends, collecti
         assert str(tracker.grid(task)) == FOUR
         assert type(tracker.open[5]) is _Open and tracker.open[5].waiting == 1
         assert tracker.open[5].puzzle == rows[5]
+
+
+@pytest.mark.parametrize(
+    "place, value",
+    [
+        (None, None),  # sound: the same rows
+        (0, 7),  # puzzle_id
+        (1, "x"),  # position
+        (1, True),
+        (2, None),  # collection
+        (3, b"8.9"),  # puzzle
+        (4, 3),  # box
+        (5, -1),  # expected_count
+        (5, 1.5),
+        (6, 9),  # expected_solution
+    ],
+)
+def test_puzzles_from_sql_is_puzzle_from_sql_row_by_row(place, value) -> None:
+    found = [tuple(r) for r in puzzles(50, every=3)]
+    if place is not None:
+        row = list(found[17])
+        row[place] = value
+        found[17] = tuple(row)
+    try:
+        one = [puzzle_from_sql(r) for r in found]
+    except Damaged as exc:
+        with pytest.raises(Damaged) as raised:
+            puzzles_from_sql(found)
+        assert str(raised.value) == str(exc) and place is not None
+    else:
+        assert place is None
+        many = puzzles_from_sql(found)
+        assert many == one and all(type(r) is PuzzleRow for r in many)

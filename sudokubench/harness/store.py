@@ -27,7 +27,7 @@ from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
     RUN_FIELDS,
     Damaged,
-    puzzle_from_sql,
+    puzzles_from_sql,
     run_from_sql,
     task_from_sql,
 )
@@ -360,7 +360,7 @@ class Store:
         while True:
             with self._reading():
                 found = self.db.execute(query, (run_id, start[0], *start, chunk)).fetchall()
-                rows = [puzzle_from_sql(row) for row in found]
+                rows = puzzles_from_sql(found)
             if rows:
                 yield rows
             if len(rows) < chunk:
