@@ -353,13 +353,13 @@ class Store:
         them."""
         query = (
             f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? AND "
-            "(position > ? OR (position = ? AND puzzle_id > ?)) "
+            "(position, puzzle_id) > (?, ?) "  # (a row value: the index's range, not a scan)
             "ORDER BY position, puzzle_id LIMIT ?"
         )
         start = (-(2**63), "") if after is None else (after.position, after.puzzle_id)
         while True:
             with self._reading():
-                found = self.db.execute(query, (run_id, start[0], *start, chunk)).fetchall()
+                found = self.db.execute(query, (run_id, *start, chunk)).fetchall()
                 rows = puzzles_from_sql(found)
             if rows:
                 yield rows
