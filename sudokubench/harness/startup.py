@@ -92,8 +92,14 @@ class Startup:
 
     def first(self) -> Iterator[PuzzleRow]:
         """The first `PREFIX` puzzles, each as soon as it is read (waits for the next)."""
-        while (rows := self._first.get()) is not _END:
+        for rows in self.first_lists():
             yield from rows
+
+    def first_lists(self) -> Iterator[Sequence[PuzzleRow]]:
+        """`first`'s puzzles a list at a time, as they were read (none empty)."""
+        while (rows := self._first.get()) is not _END:
+            if rows:
+                yield rows
 
     def finish(self) -> tuple[int, int]:
         """(run id, puzzle count) once committed; raises what stopped the reading."""

@@ -27,7 +27,7 @@ from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
     RUN_FIELDS,
     Damaged,
-    puzzle_from_sql,
+    puzzles_from_sql,
     run_from_sql,
     task_from_sql,
 )
@@ -342,17 +342,27 @@ class Store:
         """The puzzles of a run in input order (those that come after the puzzle `after`,
         when given), read `chunk` at a time (no read transaction stays open between chunks,
         and memory holds one chunk)."""
+        return itertools.chain.from_iterable(
+            self.ordered_puzzle_lists(run_id, chunk=chunk, after=after)
+        )
+
+    def ordered_puzzle_lists(
+        self, run_id: int, *, chunk: int = CHUNK, after: PuzzleRow | None = None
+    ) -> Iterator[list[PuzzleRow]]:
+        """`ordered_puzzles` a chunk's list at a time (none empty), as the planner takes
+        them."""
         query = (
             f"SELECT {_PUZZLE_COLUMNS} FROM puzzles WHERE run_id = ? AND "
-            "(position > ? OR (position = ? AND puzzle_id > ?)) "
+            "(position, puzzle_id) > (?, ?) "  # (a row value: the index's range, not a scan)
             "ORDER BY position, puzzle_id LIMIT ?"
         )
         start = (-(2**63), "") if after is None else (after.position, after.puzzle_id)
         while True:
             with self._reading():
-                found = self.db.execute(query, (run_id, start[0], *start, chunk)).fetchall()
-                rows = [puzzle_from_sql(row) for row in found]
-            yield from rows
+                found = self.db.execute(query, (run_id, *start, chunk)).fetchall()
+                rows = puzzles_from_sql(found)
+            if rows:
+                yield rows
             if len(rows) < chunk:
                 return
             start = (rows[-1].position, rows[-1].puzzle_id)

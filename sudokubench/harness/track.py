@@ -1,6 +1,6 @@
 """The parent's bookkeeping of a run's outcomes (`run.py` drives it): each outcome made a row
 to store (`to_row`, with its check), the live counts for the progress display (`Progress`), and
-the `Tracker`, which plans the run puzzle by puzzle as the executor takes tasks and
+the `Tracker`, which plans the run a list of puzzles at a time as the executor takes tasks and
 cross-checks a puzzle as soon as its last task is in, feeding the report's `Tally` and
 dropping its rows. It holds only the puzzles with tasks in flight (and, on `--resume`, those
 stored partly done), so memory does not grow with the run.
@@ -8,10 +8,13 @@ stored partly done), so memory does not grow with the run.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid
@@ -38,6 +41,13 @@ __all__ = ["Progress", "Tracker", "to_row"]
 #: `tuple.__new__`: a `Task` made from its fields' tuple without the named tuple's `__new__`
 #: (a Python function, a microsecond a task).
 _new_tuple = tuple.__new__
+#: A `Task` from its fields' tuple, mapped in C (`_plan_list`).
+_new_task = functools.partial(_new_tuple, Task)
+#: A puzzle's fields read in C.
+_PUZZLE_ID, _TEXT, _BOX, _EXPECTED_COUNT, _EXPECTED_SOLUTION = (
+    attrgetter(name)
+    for name in ("puzzle_id", "puzzle", "box", "expected_count", "expected_solution")
+)
 #: A status by its text (a columnar message's).
 _STATUSES = {s.value: s for s in Status}
 #: The places in a row of `Batch.values` of the fields `add_batch` reads.
@@ -151,9 +161,10 @@ class _Open:
 
 
 class Tracker:
-    """Plans the run puzzle by puzzle as the executor takes tasks (`todo`), and cross-checks a
-    puzzle as soon as its last task is in, feeding the report's `Tally`: only the puzzles with
-    tasks in flight are held, so memory does not grow with the run."""
+    """Plans the run a list of puzzles at a time as the executor takes tasks (`todo`), and
+    cross-checks a puzzle as soon as its last task is in, feeding the report's `Tally`: only
+    the puzzles with tasks in flight (and the rest of the list being taken) are held, so
+    memory does not grow with the run."""
 
     def __init__(
         self,
@@ -172,14 +183,16 @@ class Tracker:
         self.combos = task_combos(args)
         self.tally = tally
         self.progress = progress
-        self.open: dict[int, _Open] = {}
+        #: The puzzles with tasks in flight: an `_Open`, or a one-task puzzle's `PuzzleRow`
+        #: alone while its task is out (`_plan_list`).
+        self.open: dict[int, _Open | PuzzleRow] = {}
         self.resumed = False
         self.done = bytearray(tally.puzzles)  # 1: every task of the puzzle is stored
         self.partial: dict[int, list[TaskRow]] = {}  # stored rows of puzzles partly done
         #: Task ids planned for no task (a backend that skips a puzzle's shape), so far.
         self.skipped = 0
         #: The puzzles in flight with an answer of the input's to meet (never on the short
-        #: path of `add_batch`; one-task puzzles only: see `_plan`).
+        #: path of `add_batch`; one-task puzzles only: see `_plan`, `_plan_list`).
         self.expecting: set[int] = set()
 
     def read_stored(self) -> int:
@@ -214,20 +227,70 @@ class Tracker:
             self.progress.total = puzzles * self.per_puzzle
 
     def todo(self, startup: Startup | None = None) -> Iterator[Task]:
-        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken:
-        with `startup`, first those of the puzzles it hands over while it reads the input,
-        then (the run stored: `begin`) those of the rest, read back from the database."""
+        """The tasks not stored yet, puzzle by puzzle in task order, made as they are taken
+        (a list of puzzles at a time, as the input was read or the database is read back:
+        `_plan_list`): with `startup`, first those of the puzzles it hands over while it
+        reads the input, then (the run stored: `begin`) those of the rest, read back from
+        the database."""
+        return itertools.chain.from_iterable(self._todo_lists(startup))
+
+    def _todo_lists(self, startup: Startup | None) -> Iterator[list[Task]]:
         i, last = 0, None
         if startup is not None:
-            for last in startup.first():
-                yield from self._plan(i, last)
-                i += 1
+            for rows in startup.first_lists():
+                yield self._plan_list(i, rows)
+                i += len(rows)
+                last = rows[-1]
             self.begin(*startup.finish())
         assert self.run_id is not None
-        for puzzle in self.reader.ordered_puzzles(self.run_id, after=last):
-            if not self.resumed or not self.done[i]:
-                yield from self._plan(i, puzzle)
-            i += 1
+        for rows in self.reader.ordered_puzzle_lists(self.run_id, after=last):
+            yield self._plan_list(i, rows)
+            i += len(rows)
+
+    def _plan_list(self, i: int, puzzles: Sequence[PuzzleRow]) -> list[Task]:
+        """The tasks not stored yet of `puzzles`, the `i`-th puzzle of the run and those after
+        it, in task order. The usual list (a new run of one task a puzzle, every backend
+        taking every shape) is planned in a few C calls: its puzzles registered at once
+        (`Tally.register_many`), each open as its `PuzzleRow` alone (its only task in
+        flight, no row yet: an `_Open` is made of it only when one is needed), its tasks made
+        by `tuple.__new__` mapped over the zipped columns; any other puzzle by `_plan`."""
+        if self.per_puzzle != 1 or self.shapes or self.resumed:
+            resumed, done = self.resumed, self.done
+            tasks: list[Task] = []
+            for j, puzzle in enumerate(puzzles, i):
+                if not resumed or not done[j]:
+                    tasks += self._plan(j, puzzle)
+            return tasks
+        n = len(puzzles)
+        self.tally.register_many(i, puzzles)
+        ids = range(i, i + n)  # (one task a puzzle: its id is the puzzle's index)
+        self.open.update(zip(ids, puzzles, strict=True))
+        if (
+            list(map(_EXPECTED_COUNT, puzzles)).count(None) != n
+            or list(map(_EXPECTED_SOLUTION, puzzles)).count(None) != n
+        ):
+            self.expecting.update(
+                j
+                for j, p in zip(ids, puzzles, strict=True)
+                if p.expected_count is not None or p.expected_solution is not None
+            )
+        ((_, backend, sample),) = self.combos
+        args = self.args
+        return list(
+            map(
+                _new_task,
+                zip(
+                    ids,
+                    map(_PUZZLE_ID, puzzles),
+                    map(_TEXT, puzzles),
+                    map(_BOX, puzzles),
+                    itertools.repeat(backend),
+                    itertools.repeat(args.limit),
+                    itertools.repeat(args.timeout),
+                    itertools.repeat(sample),
+                ),
+            )
+        )
 
     def _plan(self, i: int, puzzle: PuzzleRow) -> list[Task]:
         """The puzzle's tasks not stored yet, the puzzle open for their rows."""
@@ -271,9 +334,17 @@ class Tracker:
             tasks = [t for t in tasks if t.task_id not in stored]
         return tasks
 
+    def _entry(self, i: int) -> _Open:
+        """The open puzzle `i` as an `_Open` (made of a one-task puzzle's `PuzzleRow`, as
+        `_plan_list` leaves it, when first needed)."""
+        entry = self.open[i]
+        if type(entry) is not _Open:
+            entry = self.open[i] = _Open(entry, [], 1)
+        return entry
+
     def grid(self, task: Task) -> Grid:
         """The parsed puzzle of a task in flight."""
-        entry = self.open[task.task_id // self.per_puzzle]
+        entry = self._entry(task.task_id // self.per_puzzle)
         if entry.grid is None:
             entry.grid = puzzle_grid(entry.puzzle)
         return entry.grid
@@ -286,7 +357,7 @@ class Tracker:
         if not row.valid:
             progress.wrong += 1
         i = row.task_id // self.per_puzzle
-        entry = self.open[i]
+        entry = self._entry(i)
         entry.rows.append(row)
         entry.waiting -= 1
         if entry.waiting == 0:
@@ -321,15 +392,22 @@ class Tracker:
                 counts.wrong += 1
             i = row.task_id // per_puzzle
             entry = entries[i]
-            if entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
+            if type(entry) is not _Open:  # a `PuzzleRow` alone (`_plan_list`): its only task
+                puzzle = entry
+            elif entry.waiting == 1 and not entry.rows:  # its only task (or its last one)
+                puzzle = entry.puzzle
+            else:
+                puzzle = None
+            if puzzle is not None:
                 del entries[i]
-                if _agreed_alone(entry.puzzle, row):
+                if _agreed_alone(puzzle, row):
                     agreed.append((i, row))
                     if progress is not None:
                         progress(counts)
                     continue
                 rest = [row]
             else:
+                assert type(entry) is _Open
                 entry.rows.append(row)
                 entry.waiting -= 1
                 if entry.waiting:
@@ -337,11 +415,12 @@ class Tracker:
                         progress(counts)
                     continue
                 del entries[i]
+                puzzle = entry.puzzle
                 rest = entry.rows
             if agreed:  # (the tally takes the puzzles in the order their last row came)
                 tally.add_agreed_many(agreed)
                 agreed = []
-            self._close(i, entry.puzzle, rest)
+            self._close(i, puzzle, rest)
             if progress is not None:
                 progress(counts)
         if agreed:
@@ -396,5 +475,8 @@ class Tracker:
     def close_rest(self) -> None:
         """Feed the puzzles still waiting for tasks (none after a whole run) unchecked."""
         for i, entry in sorted(self.open.items()):
-            self.tally.add(i, entry.puzzle, entry.rows, None)
+            if type(entry) is _Open:
+                self.tally.add(i, entry.puzzle, entry.rows, None)
+            else:  # (a one-task puzzle's `PuzzleRow`: no row came)
+                self.tally.add(i, entry, [], None)
         self.open.clear()

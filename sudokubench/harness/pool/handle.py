@@ -173,7 +173,7 @@ class WorkerHandle:
         idle = not self.tasks
         self.tasks.extend(batch)
         # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
-        send(self.conn, [tuple(t) for t in batch])
+        send(self.conn, list(map(tuple, batch)))
         if idle:
             now = time.perf_counter()
             self._heard = now  # its pace counts from here

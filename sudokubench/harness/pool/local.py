@@ -96,6 +96,7 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import operator
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -126,6 +127,8 @@ WORKER_MODULES = (
     "sudokubench.solvers",
     "sudokubench.solvers.external",
 )
+#: A task's backend and puzzle, read in C.
+_BACKEND, _PUZZLE = operator.attrgetter("backend"), operator.attrgetter("puzzle")
 #: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
 WINDOW = 4096
 
@@ -314,15 +317,21 @@ class LocalPool:
             queue = queues.get(worker.lane)
             if not queue or worker.draining or len(worker.tasks) >= size:
                 continue
-            # The tasks that fit: counted first, then taken at once.
-            room = BATCH_BYTES - len(queue[0].puzzle)
-            n = 1
-            for task in itertools.islice(queue, 1, size):
-                room -= len(task.puzzle) + TASK_BYTES
-                if room <= 0:
-                    break
-                n += 1
-            batch = [queue.popleft() for _ in range(n)]
+            # The tasks that fit: counted first (all of `size` at once when they do, the
+            # usual case), then taken at once.
+            n = min(size, len(queue))
+            if (
+                sum(map(len, map(_PUZZLE, itertools.islice(queue, n)))) + TASK_BYTES * (n - 1)
+                >= BATCH_BYTES
+            ):
+                room = BATCH_BYTES - len(queue[0].puzzle)
+                n = 1
+                for task in itertools.islice(queue, 1, size):
+                    room -= len(task.puzzle) + TASK_BYTES
+                    if room <= 0:
+                        break
+                    n += 1
+            batch = list(itertools.starmap(queue.popleft, itertools.repeat((), n)))
             try:
                 worker.send(batch, self.grace)
             except OSError:  # the worker is dead: take the batch back
@@ -364,10 +373,20 @@ class LocalPool:
             wanted = most - sum(len(q) for q in queues.values())
             if wanted <= 0:
                 return True
-            taken = 0
+            chunk = list(itertools.islice(source, wanted))
+            backends = set(map(_BACKEND, chunk))
+            if len(backends) == 1:  # (the usual window: one backend's, one lane, at once)
+                (backend,) = backends
+                lane = lanes.get(backend, "")
+                if lane == "":
+                    lane = lanes[backend] = None if trusted(backend) else backend
+                queue = queues.get(lane)
+                if queue is None:
+                    queue = queues[lane] = deque()
+                queue.extend(chunk)
+                return len(chunk) == wanted
             backend, queue = None, None  # the last task's, which the next one usually shares
-            for task in itertools.islice(source, wanted):
-                taken += 1
+            for task in chunk:
                 if task.backend != backend or queue is None:
                     backend = task.backend
                     lane = lanes.get(backend, "")
@@ -377,7 +396,7 @@ class LocalPool:
                     if queue is None:
                         queue = queues[lane] = deque()
                 queue.append(task)
-            return taken == wanted
+            return len(chunk) == wanted
 
         # At first only two batches a worker, so they start at once; the window fills up
         # while they run (taking it all first kept every worker idle ~0.1 s on 17clue).

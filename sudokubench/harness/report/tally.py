@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import reduce
-from operator import add
+from operator import add, attrgetter
 from typing import Any
 
 from sudokubench.backend import Status
@@ -59,6 +59,8 @@ __all__ = ["KEPT_MESSAGES", "NO_PAIR", "Column", "Tally"]
 
 #: A status's code in a `Column` by its text (a columnar message's, `pool.batch`).
 _CODE_OF_TEXT = {str(s.value): code for s, code in CODE.items()}
+#: A puzzle's collection (`PuzzleRow.collection`), read in C.
+_COLLECTION = attrgetter("collection")
 #: The byte of a row with no effort in a columnar message (`pool.batch.NO_EFFORT`).
 _NO_EFFORT = 255
 
@@ -137,6 +139,26 @@ class Tally:
             self.collection = array("i", [0]) * self.puzzles
         if self.collection is not None:
             self.collection[i] = code
+
+    def register_many(self, first: int, puzzles: Sequence[PuzzleRow]) -> None:
+        """`register` each of `puzzles`, the `first`-th puzzle and those after it, none with a
+        backend that skips its shape: when every one is in the run's first collection (the
+        usual input), in one step, nothing to note."""
+        n = len(puzzles)
+        if not n:
+            return
+        if first < 0 or first + n > self.puzzles:
+            raise IndexError(f"puzzles {first}..{first + n - 1} of a run of {self.puzzles}")
+        names = self.collection_names
+        if not names:
+            self.register(first, puzzles[0])
+        if (
+            self.collection is None
+            and list(map(_COLLECTION, puzzles)).count(next(iter(names))) == n
+        ):  # (each in collection 0, all the collection array could say: none made yet)
+            return
+        for i, puzzle in enumerate(puzzles, first):
+            self.register(i, puzzle)
 
     def collection_code(self, i: int) -> int:
         """The i-th puzzle's collection (its index in `collection_names`)."""
