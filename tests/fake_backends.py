@@ -13,7 +13,8 @@ Each one breaks the contract in one way a real solver might, so the harness must
 - `LateHonest`: answers correctly 0.3 s after its timeout, before the kill grace ends.
 - `SlowFirstCall`: honest, but its first call in a process takes 1 s longer (a warm-up cost).
 - `Sleepy`: honest after sleeping `SUDOKUBENCH_TEST_SLEEP` seconds (a run made slower).
-- `Sleepy`: honest after sleeping `SUDOKUBENCH_TEST_SLEEP` seconds (a run made slower).
+- `Held`: honest, but all puzzles but one wait while a file exists (a run kept going until a
+  test has looked at it, however slow the machine).
 - `DieOn4x4`, `HangOn4x4`: honest, but a 4x4 puzzle ends the process or never returns (so a
   worker dies or is killed right after quick answers it may not have sent yet).
 - `solve_function`: a plain function puzzle -> solution, as users may pass one.
@@ -224,6 +225,30 @@ class Sleepy(Fake):
         """The true answer, after the sleep."""
         time.sleep(float(os.environ.get("SUDOKUBENCH_TEST_SLEEP", "0")))
         return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class Held(Fake):
+    """Honest after 0.05 s; with `SUDOKUBENCH_TEST_HOLD` naming a file, a puzzle other than
+    `HELD_FREE` waits while that file exists (at most `HOLD_MAX_S`): a test removes it once it
+    has seen the run going. (A plug-in's worker may write no file outside its own folder, so
+    the hold is read, never written.)"""
+
+    name = "fake_backends:Held"
+    HOLD_MAX_S = 300.0
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, once the hold is released."""
+        time.sleep(0.05)
+        hold = os.environ.get("SUDOKUBENCH_TEST_HOLD")
+        if hold and str(puzzle) != HELD_FREE:
+            end = time.monotonic() + self.HOLD_MAX_S
+            while os.path.exists(hold) and time.monotonic() < end:
+                time.sleep(0.02)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+#: The puzzle `Held` never holds (the course's one-solution puzzle).
+HELD_FREE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 
 
 class Hostile(Fake):

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fake_backends import HELD_FREE
 from support import MULTIPLE, TELEGRAM, Stopwatch, cli, slowdown, stored
 
 from sudokubench.errors import InputError
@@ -323,10 +324,17 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path):
     assert stored(db) == 12
 
 
-def test_report_reads_a_run_while_it_is_written(tmp_path):
-    puzzles = write(tmp_path / "p.txt", [TELEGRAM, *EASY] * 7)  # 21 tasks of 0.2 s
+def test_report_reads_a_run_while_it_is_written(tmp_path, monkeypatch):
+    assert TELEGRAM == HELD_FREE and TELEGRAM not in EASY
+    # 21 tasks: the first five answered at once, the others held while `hold` exists, so the
+    # run is still going when it is read, however slow the machine
+    puzzles = write(tmp_path / "p.txt", [TELEGRAM] * 5 + [*EASY] * 8)
     db = tmp_path / "r.sqlite"
-    proc = popen("compare", str(puzzles), "-b", "fake_backends:SlowHonest", "--db", str(db))
+    hold = tmp_path / "hold"
+    hold.touch()
+    monkeypatch.setenv("SUDOKUBENCH_TEST_HOLD", str(hold))
+    args = ("-b", "fake_backends:Held", "--jobs", "2", "--timeout", "300", "--db", str(db))
+    proc = popen("compare", str(puzzles), *args)
     try:
         wait_for_rows(db, 2, proc)
         with Store(db, create=False) as reader:
@@ -338,8 +346,9 @@ def test_report_reads_a_run_while_it_is_written(tmp_path):
         assert data["status"] == "running" and 0 < data["missing"] < 21 and not data["ok"]
         assert all(r["status"] == "solved" for r in data["results"])
     finally:
-        proc.wait(timeout=60)
-    assert proc.returncode == 0
+        hold.unlink()
+        proc.wait(timeout=120)
+    assert proc.returncode == 0, proc.communicate()
     final = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
     assert final["status"] == "complete" and final["missing"] == 0 and len(final["results"]) == 21
 
