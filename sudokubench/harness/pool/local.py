@@ -367,6 +367,16 @@ class LocalPool:
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
         window = max(WINDOW, 4 * self.jobs * self.batch_size)
 
+        def queue_of(backend: str) -> deque[Task]:
+            """The queue of the backend's lane (its own when its code is a plug-in's)."""
+            lane = lanes.get(backend, "")
+            if lane == "":
+                lane = lanes[backend] = None if trusted(backend) else backend
+            queue = queues.get(lane)
+            if queue is None:
+                queue = queues[lane] = deque()
+            return queue
+
         def take(most: int = window) -> bool:
             """Queue tasks up to `most`; False once `tasks` is exhausted. (Tasks put back
             after a kill or a crash can leave the queues over it: then none is taken.)"""
@@ -377,24 +387,13 @@ class LocalPool:
             backends = set(map(_BACKEND, chunk))
             if len(backends) == 1:  # (the usual window: one backend's, one lane, at once)
                 (backend,) = backends
-                lane = lanes.get(backend, "")
-                if lane == "":
-                    lane = lanes[backend] = None if trusted(backend) else backend
-                queue = queues.get(lane)
-                if queue is None:
-                    queue = queues[lane] = deque()
-                queue.extend(chunk)
+                queue_of(backend).extend(chunk)
                 return len(chunk) == wanted
             backend, queue = None, None  # the last task's, which the next one usually shares
             for task in chunk:
                 if task.backend != backend or queue is None:
                     backend = task.backend
-                    lane = lanes.get(backend, "")
-                    if lane == "":
-                        lane = lanes[backend] = None if trusted(backend) else backend
-                    queue = queues.get(lane)
-                    if queue is None:
-                        queue = queues[lane] = deque()
+                    queue = queue_of(backend)
                 queue.append(task)
             return len(chunk) == wanted
 
