@@ -251,12 +251,8 @@ class _Lines:
         name = self.name
         try:
             line = self.handle.readline(MAX_LINE + 1)
-        except UnicodeDecodeError:
-            raise GridFormatError(
-                f"{name}:{self.line_no + 1}: not a text file (invalid UTF-8)"
-            ) from None
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            raise GridFormatError(f"{name}: damaged gzip data ({exc})") from None
+        except (UnicodeDecodeError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise self._unreadable(exc) from None
         if not line:
             raise StopIteration
         self.line_no += 1
@@ -270,6 +266,15 @@ class _Lines:
             self.sections.note(line_no, line)
         return line_no, line
 
+    def _unreadable(self, exc: Exception) -> GridFormatError:
+        """What a failed read of the stream says: invalid UTF-8 at the next line, or damaged
+        gzip data."""
+        if isinstance(exc, UnicodeDecodeError):
+            return GridFormatError(
+                f"{self.name}:{self.line_no + 1}: not a text file (invalid UTF-8)"
+            )
+        return GridFormatError(f"{self.name}: damaged gzip data ({exc})")
+
     def chunks(self) -> Iterator[tuple[int, str]]:
         """The rest of the stream, up to `CHUNK` characters at a time cut after a line's end:
         (number of its first line, its whole lines, each ended by a newline but the file's
@@ -282,12 +287,8 @@ class _Lines:
             try:
                 data = read(size)
                 size = min(2 * size, CHUNK)
-            except UnicodeDecodeError:
-                raise GridFormatError(
-                    f"{name}:{self.line_no + 1}: not a text file (invalid UTF-8)"
-                ) from None
-            except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-                raise GridFormatError(f"{name}: damaged gzip data ({exc})") from None
+            except (UnicodeDecodeError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+                raise self._unreadable(exc) from None
             if not data:
                 if tail:
                     self.line_no += 1
