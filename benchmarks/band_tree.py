@@ -39,7 +39,6 @@ from sudokubench.solvers.native_kernel import (
     GUESSES,
     MODE,
     NODES,
-    STATE_SIZE,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,8 +78,8 @@ class Kernel:
         self.sols = self.work[nb.ROWS_AT :].view(np.uint8)[: 2 * 81].reshape(2, 81)
 
     def run(self, givens: np.ndarray, limit: int, budget: int = 10**9) -> np.ndarray:
-        st = np.zeros(STATE_SIZE, dtype=np.int64)
-        nb.search(self.work, givens, st, 2, limit, budget, False)
+        st = nb.state(givens.tobytes(), 2, limit, budget, False)
+        nb.search(self.work, st)
         return st
 
     def subtree(self, row: np.ndarray, d: int) -> int:
@@ -92,10 +91,10 @@ class Kernel:
         self.work[base + nb.LEVELS] = row[30]  # branch_at[0]
         self.work[base + 2 * nb.LEVELS] = 1 << d  # todo_at[0]
         self.work[base + 3 * nb.LEVELS] = 1 << d  # first_at[0]
-        st = np.zeros(STATE_SIZE, dtype=np.int64)
+        st = nb.state(bytes(81), 2, 2, 10**9, False)
         st[MODE] = ADVANCE
         st[FROM] = 0
-        nb.search(self.work, np.zeros(81, np.uint8), st, 2, 2, 10**9, False)
+        nb.search(self.work, st)
         assert st[COUNT] == 0
         return int(st[NODES])
 

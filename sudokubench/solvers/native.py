@@ -82,6 +82,11 @@ _checked, _proxy = SolveResult.checked, MappingProxyType
 #: `object.__new__` and `object.__setattr__` as globals (`answer_timed` makes its grid as
 #: `Grid._unchecked` does).
 _new_object, _set_attribute = object.__new__, object.__setattr__
+#: The band kernel's state layout (`native_band`'s `S_*` and `GIVENS_AT`: the general kernel's
+#: 12 words of state, then the call's keep, limit, budget and drain, then the givens).
+_S_LIMIT, _S_BUDGET, _S_DRAIN, _GIVENS_AT = 13, 14, 15, 16
+#: Zeros after a band state's 81 givens, to a whole number of words.
+_PAD = bytes(7)
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -175,7 +180,7 @@ class Run:
 
     __slots__ = ("band", "givens", "kernel", "shape", "sols", "space", "st")
 
-    def __init__(self, puzzle: Grid, rows: int, band: bool = True) -> None:
+    def __init__(self, puzzle: Grid, rows: int, band: bool = True, limit: int = 1) -> None:
         shape = puzzle.shape
         last = _local.__dict__.get("last")
         space = last[1] if last is not None and last[0] is shape else _space_of(shape)
@@ -186,8 +191,17 @@ class Run:
         # rows are asked for than its work array holds; the estimator's probes and every
         # other shape use the general kernel.
         self.band = band and space.band is not None and rows <= ROWS
-        self.givens = space.frombuffer(puzzle.digit_bytes(), space.uint8)
-        self.st = space.state.copy()
+        if self.band:  # the givens, rows, limit, budget in the state (`native_band.search`)
+            self.givens = None
+            self.st = space.frombuffer(
+                space.band_state_join(
+                    (space.band_head(rows, limit, BUDGET, 1), puzzle.digit_bytes(), _PAD)
+                ),
+                space.int64,
+            )
+        else:
+            self.givens = space.frombuffer(puzzle.digit_bytes(), space.uint8)
+            self.st = space.state.copy()
         views = space.views
         self.sols = views[rows] if rows < len(views) else space.rows_of(rows)
 
@@ -196,11 +210,17 @@ class Run:
         return self.space.searches[self.band](*self.kernel_arguments(limit, budget, drain))
 
     def kernel_arguments(self, limit: int, budget: int, drain: bool) -> tuple[Any, ...]:
-        """The arguments of `native_search.search` (`native_band.search` on the band kernel,
-        whose work array holds the tables and the rows) for this run."""
+        """The arguments of `native_search.search` for this run; on the band kernel
+        (`native_band.search`) the work array, which holds the tables and the rows, and the
+        state, which holds the givens, the rows to fill, `limit`, `budget` and `drain`
+        (written here)."""
         work, table = self.space.arrays[self.band]
         if table is None:
-            return (work, self.givens, self.st, len(self.sols), limit, budget, drain)
+            st = self.st
+            st[_S_LIMIT] = limit
+            st[_S_BUDGET] = budget
+            st[_S_DRAIN] = drain
+            return work, st
         return (work, table, self.givens, self.st, self.sols, limit, budget, drain)
 
     @property
@@ -211,7 +231,10 @@ class Run:
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
         work, table = self.space.arrays[False]
-        self.space.probes(work, table, self.givens, self.st, rng, acc, count)
+        givens = self.givens
+        if givens is None:  # a band run's: in its state
+            givens = self.st[_GIVENS_AT:].view(self.space.uint8)[: self.shape.cells]
+        self.space.probes(work, table, givens, self.st, rng, acc, count)
 
     def take(self) -> list[Grid]:
         """The grids written since the last `take`, and room for more."""
@@ -262,10 +285,13 @@ class Space:
     __slots__ = (
         "arrays",
         "band",
+        "band_head",
+        "band_state_join",
         "entry",
         "first",
         "first_cells",
         "frombuffer",
+        "int64",
         "kernel",
         "probes",
         "rows",
@@ -289,10 +315,12 @@ class Space:
         self.kernel = native_kernel
         self.frombuffer = np.frombuffer
         self.uint8 = np.dtype(np.uint8)
+        self.int64 = np.dtype(np.int64)
         self.tab = tab
         self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
         self.probes = probes
         self.band = None
+        self.band_head = self.band_state_join = None
         general = (work, tab.table)
         self.arrays = (general, general)
         self.searches = (search, search)
@@ -305,6 +333,12 @@ class Space:
             rows = band[native_band.ROWS_AT :].view(np.uint8)
             self.rows = rows[: ROWS * shape.cells].reshape(ROWS, shape.cells)
             self.band = (band, None)
+            # a band run's state as bytes: 12 zero words, keep, limit, budget, drain (packed
+            # by `band_head`), the givens and `_PAD`, joined into one writable buffer
+            assert native_band.GIVENS_AT == _GIVENS_AT and native_band.S_LIMIT == _S_LIMIT
+            assert (native_band.S_BUDGET, native_band.S_DRAIN) == (_S_BUDGET, _S_DRAIN)
+            self.band_head = struct.Struct(f"<{8 * native_band.S_KEEP}x4q").pack
+            self.band_state_join = bytearray().join
             self.arrays = (general, self.band)
             self.searches = (search, native_band.search)
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
@@ -432,14 +466,14 @@ class Native(BaseBackend):
         `is_valid` in Python costs more than the kernel's whole solve of a 17-clue puzzle.
         """
         rows = limit if limit < ROWS else ROWS
-        run = Run(puzzle, rows)
+        run = Run(puzzle, rows, limit=limit)
         space = run.space
         search = space.entry
         if search is None:  # which compiles or loads the kernel first (`warm`)
             search = space.entry = _kernel_entry(run.band)
         work, table = space.arrays[run.band]
-        if table is None:  # the band kernel: its tables and rows are in `work`
-            arguments = (work, run.givens, run.st, rows, limit, BUDGET, True)
+        if table is None:  # the band kernel: tables and rows in `work`, the rest in `st`
+            arguments = (work, run.st)
         else:
             arguments = (work, table, run.givens, run.st, run.sols, limit, BUDGET, True)
         return run, limit, arguments, search

@@ -67,6 +67,7 @@ from sudokubench.solvers.native_kernel import (
     PAUSED,
     SAVED,
     START,
+    STATE_SIZE,
     inlined,
 )
 
@@ -100,6 +101,15 @@ T_ROWBOX = 2560  # 27: a cell's row and box in its band, itself excluded
 TABLE_SIZE = 2587
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
 BAD = 1 << 40
+#: The band kernel's state array (`search`'s `st`, a run's own): the general kernel's state
+#: (`STATE_SIZE` words, the same indices), then the call's rows to fill, limit, budget and
+#: whether to stop when the rows are full, then the givens (81 bytes, row-major, 0 for empty).
+S_KEEP = STATE_SIZE
+S_LIMIT = STATE_SIZE + 1
+S_BUDGET = STATE_SIZE + 2
+S_DRAIN = STATE_SIZE + 3
+GIVENS_AT = STATE_SIZE + 4
+BAND_STATE_SIZE = GIVENS_AT + 11
 #: Where the work array holds `band_tables()` and the rows for solutions (`search`).
 TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
 ROWS_AT = TABLE_AT + TABLE_SIZE
@@ -526,19 +536,26 @@ def start(f, t, givens) -> bool:
 
 
 @njit(cache=True)
-def search(work, givens, st, keep, limit, budget, drain) -> int:
+def search(work, st) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
-    The contract of `native_search.search` (the same state and return codes) with fewer
-    arrays to pass (numba's entry unboxes each array argument: tens of nanoseconds a call):
-    `work` (`work_size` words) holds `LEVELS` blocks, then the open cells, branch cells,
-    untried digits and the digit to try first (a bit) of each level, then `band_tables()` (at
-    `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a row), of which the
-    first `keep` are filled.
+    The contract of `native_search.search` (the same state and return codes) with two arrays
+    (numba's entry unboxes each argument on every call: an array costs about 100 ns): `work`
+    (`work_size` words, a thread's own) holds `LEVELS` blocks, then the open cells, branch
+    cells, untried digits and the digit to try first (a bit) of each level, then
+    `band_tables()` (at `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a
+    row); `st` (`BAND_STATE_SIZE` words, a run's own) the state and counters, then the rows to
+    fill (`keep`: the first `keep` rows), the limit, the budget, whether to stop when the rows
+    are full (`drain`), and the givens (`state`).
     """
     f = _borrowed(work)
     t = f[TABLE_AT:ROWS_AT]
     st = _borrowed(st)
+    keep = st[S_KEEP]
+    limit = st[S_LIMIT]
+    budget = st[S_BUDGET]
+    drain = st[S_DRAIN] != 0
+    givens = st[GIVENS_AT:].view(np.uint8)
     open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
     branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
     todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
@@ -633,6 +650,13 @@ def search(work, givens, st, keep, limit, budget, drain) -> int:
         dirty = place(f, o, t, low_index(low), b, bit, 0)
         open_at[w] = settle(f, o, t, dirty, st)
         expand = True
+
+
+def state(digits: bytes, keep: int, limit: int, budget: int, drain: bool) -> np.ndarray:
+    """A run's state array (`search`'s `st`) for the 81 `digits` (`Grid.digit_bytes`)."""
+    head = (0,) * STATE_SIZE + (keep, limit, budget, int(drain))
+    data = bytearray(np.array(head, dtype=np.int64).tobytes() + digits + bytes(7))
+    return np.frombuffer(data, dtype=np.int64)
 
 
 def work_size(rows: int) -> int:
