@@ -74,7 +74,7 @@ class Kernel:
     def __init__(self) -> None:
         self.work = np.zeros(nb.work_size(2), dtype=np.int64)  # the tables and 2 rows in it
         self.table = nb.band_tables()
-        self.work[nb.TABLE_AT : nb.ROWS_AT] = self.table
+        self.work[nb.TABLE_AT : nb.ROWS_AT].view(np.int32)[: nb.TABLE_SIZE] = self.table
         self.sols = self.work[nb.ROWS_AT :].view(np.uint8)[: 2 * 81].reshape(2, 81)
 
     def run(self, givens: np.ndarray, limit: int, budget: int = 10**9) -> np.ndarray:

@@ -329,7 +329,8 @@ class Space:
             from sudokubench.solvers import native_band
 
             band = np.zeros(native_band.work_size(ROWS), dtype=np.int64)
-            band[native_band.TABLE_AT : native_band.ROWS_AT] = native_band.band_tables()
+            lookup = band[native_band.TABLE_AT : native_band.ROWS_AT].view(np.int32)
+            lookup[: native_band.TABLE_SIZE] = native_band.band_tables()
             rows = band[native_band.ROWS_AT :].view(np.uint8)
             self.rows = rows[: ROWS * shape.cells].reshape(ROWS, shape.cells)
             self.band = (band, None)

@@ -91,16 +91,15 @@ TRIAD_FIRST = sum(1 << 3 * i for i in range(9))
 #: Three bits at the start of each row of a band: a row's triads after `triads`' multiply.
 ROW_TRIADS = 7 * COLUMN_SPREAD
 
-# Offsets of the tables in the flat `table` array (`band_tables`).
+# Offsets of the tables in the flat int32 `table` array (`band_tables`).
 T_SHRINK = 0  # 512: a band's 9 triads -> the union of the permutations they hold
 T_TCELLS = 512  # 512: 9 triads -> their cells (27 bits)
 T_LOCK = 1024  # 512: a band's columns -> those alone in their box (a box in one column)
 T_CLAIM = 1536  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
-T_SPREAD = 2048  # 512: a row's 9 bits -> one 4-bit counter per column (bit c -> 1 << 4c)
-T_ROWBOX = 2560  # 27: a cell's row and box in its band, itself excluded
-TABLE_SIZE = 2587
+T_ROWBOX = 2048  # 27: a cell's row and box in its band, itself excluded
+TABLE_SIZE = 2075
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
-BAD = 1 << 40
+BAD = 1 << 30
 #: The band kernel's state array (`search`'s `st`, a run's own): the general kernel's state
 #: (`STATE_SIZE` words, the same indices), then the call's rows to fill, limit, budget and
 #: whether to stop when the rows are full, then the givens (81 bytes, row-major, 0 for empty).
@@ -110,14 +109,16 @@ S_BUDGET = STATE_SIZE + 2
 S_DRAIN = STATE_SIZE + 3
 GIVENS_AT = STATE_SIZE + 4
 BAND_STATE_SIZE = GIVENS_AT + 11
-#: Where the work array holds `band_tables()` and the rows for solutions (`search`).
+#: Where the work array holds `band_tables()` (int32, in `TABLE_WORDS` int64 words) and the
+#: rows for solutions (`search`).
 TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
-ROWS_AT = TABLE_AT + TABLE_SIZE
+TABLE_WORDS = (TABLE_SIZE + 1) // 2
+ROWS_AT = TABLE_AT + TABLE_WORDS
 
 
 def band_tables() -> np.ndarray:
-    """The band kernel's lookup tables as one flat int64 array (offsets `T_*`)."""
-    t = np.zeros(TABLE_SIZE, dtype=np.int64)
+    """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.3 KB."""
+    t = np.zeros(TABLE_SIZE, dtype=np.int32)
     boxes = [BOX0 << 3 * k for k in range(3)]
     perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
     for tri in range(512):
@@ -138,11 +139,60 @@ def band_tables() -> np.ndarray:
             elif g:
                 claim |= boxes[k] & ~((g << 3 * k) * COLUMN_SPREAD)
         t[T_CLAIM + v] = claim
-        t[T_SPREAD + v] = sum(1 << 4 * c for c in range(9) if v >> c & 1)
     for p in range(27):
         r, c = divmod(p, 9)
         t[T_ROWBOX + p] = (511 << 9 * r | boxes[c // 3]) & ~(1 << p)
     return t
+
+
+def _has_bmi2() -> bool:
+    """Whether numba compiles for a CPU with BMI2 (`pdep`): the host's features unless numba's
+    configuration names a CPU or features (`NUMBA_CPU_NAME`, `NUMBA_CPU_FEATURES`)."""
+    from llvmlite import binding
+    from numba.core import config
+
+    if config.CPU_FEATURES is not None:
+        return "+bmi2" in config.CPU_FEATURES.split(",")
+    if config.CPU_NAME is not None:
+        return False
+    try:
+        return bool(binding.get_host_cpu_features().get("bmi2"))
+    except RuntimeError:  # (features unknown on this host)
+        return False
+
+
+#: `_spread_nine`'s steps without BMI2: (shift, mask), each x = (x | x << shift) & mask.
+SPREAD_STEPS = (
+    (24, 0x000000FF000000FF),
+    (12, 0x000F000F000F000F),
+    (6, 0x0303030303030303),
+    (3, 0x1111111111111111),
+)
+
+
+@intrinsic
+def _spread_nine(typingctx, m):
+    """The 9-bit `m` with bit c moved to bit 4c (a 4-bit counter a column, `spread`): one
+    `pdep` with the mask 0x111111111 where numba compiles for BMI2, else four shifts, ORs and
+    ANDs (`SPREAD_STEPS`); no table."""
+    if not isinstance(m, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        value = builder.and_(value, ir.Constant(i64, 511))
+        if _has_bmi2():
+            pdep = builder.module.declare_intrinsic(
+                "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
+            )
+            return builder.call(pdep, [value, ir.Constant(i64, 0x111111111)])
+        for shift, mask in SPREAD_STEPS:
+            value = builder.or_(value, builder.shl(value, ir.Constant(i64, shift)))
+            value = builder.and_(value, ir.Constant(i64, mask))
+        return value
+
+    return types.int64(m), codegen
 
 
 @intrinsic
@@ -410,9 +460,9 @@ def bivalue(f, o, b) -> int:
 
 
 @inlined
-def spread(t, m) -> int:
+def spread(m) -> int:
     """The cells of the 27-bit `m` counted by column: 4 bits a column (at most 9 each)."""
-    return t[T_SPREAD + (m & 511)] + t[T_SPREAD + ((m >> 9) & 511)] + t[T_SPREAD + (m >> 18)]
+    return _spread_nine(m) + _spread_nine(m >> 9) + _spread_nine(m >> 18)
 
 
 @inlined
@@ -429,8 +479,8 @@ def branch(f, o, t) -> int:
     two0 = bivalue(f, o, 0)
     two1 = bivalue(f, o, 1)
     two2 = bivalue(f, o, 2)
-    colpack = spread(t, f[o + 27]) + spread(t, f[o + 28]) + spread(t, f[o + 29])
-    twopack = spread(t, two0) + spread(t, two1) + spread(t, two2)
+    colpack = spread(f[o + 27]) + spread(f[o + 28]) + spread(f[o + 29])
+    twopack = spread(two0) + spread(two1) + spread(two2)
     for b in range(3):
         unplaced = f[o + 27 + b]
         if unplaced == 0:
@@ -549,7 +599,7 @@ def search(work, st) -> int:
     are full (`drain`), and the givens (`state`).
     """
     f = _borrowed(work)
-    t = f[TABLE_AT:ROWS_AT]
+    t = f[TABLE_AT:ROWS_AT].view(np.int32)
     st = _borrowed(st)
     keep = st[S_KEEP]
     limit = st[S_LIMIT]
