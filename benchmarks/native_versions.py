@@ -11,10 +11,15 @@ With `--passes` a version instead solves the whole file in one pass, the version
 alternating (forwards, then backwards) for `--repeat` rounds, and a puzzle's time is its best
 over the rounds: what `benchmarks/native.py --tdoku` times, where the caches and the branch
 predictor have seen other puzzles since (the default's calls in a row favour branchy code).
+Then "paired": each version's median over the rounds of its pass's total over the first
+version's pass's total in the same round (a slow spell of a shared machine moves both). With
+`--between` each puzzle is also solved through `backend.solve` after its timed call, the
+Python work `benchmarks/native.py --tdoku` does between two kernel calls.
 
     python benchmarks/native_versions.py main HEAD
     python benchmarks/native_versions.py main HEAD --collections top1465 --limits 2
     python benchmarks/native_versions.py main HEAD --passes --repeat 5
+    python benchmarks/native_versions.py main HEAD --passes --between --repeat 9
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import importlib
 import io
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -64,22 +70,43 @@ def export(revision: str) -> str:
     return name
 
 
-def by_passes(versions: list, lines: list[str], limit: int, rounds: int) -> list[float]:
+def by_passes(
+    versions: list,
+    lines: list[str],
+    limit: int,
+    rounds: int,
+    between: bool = False,
+    cpu: bool = False,
+) -> tuple[list[float], list[float]]:
     """Each version's sum over the puzzles of a puzzle's best time, the versions solving the
-    whole file in turn (order reversed every other round); exits on a count other than 1."""
+    whole file in turn (order reversed every other round); exits on a count other than 1.
+    With `between` each puzzle is solved once more through `backend.solve` after its timed
+    call (Python work between two kernel calls, as `benchmarks/native.py --tdoku` does).
+    Also each version's paired ratio to the first: the median over the rounds of its pass's
+    sum over the first version's pass's sum in the same round. With `cpu` a puzzle's time is
+    the CPU time of its timed region (`timed_call`'s `cpu_s`: preemptions left out, the two
+    clock reads around the region in)."""
     best = [[float("inf")] * len(lines) for _ in versions]
+    sums = [[] for _ in versions]
     for round_number in range(rounds):
         order = list(range(len(versions)))
         for i in order if round_number % 2 == 0 else order[::-1]:
             _, backend, timed_call, grid = versions[i]
             puzzles = [grid.parse(line) for line in lines]
             times = best[i]
+            total = 0.0
             for j, puzzle in enumerate(puzzles):
-                timed = timed_call(backend, puzzle, limit, cpu=False)
+                timed = timed_call(backend, puzzle, limit, cpu=cpu)
                 if timed.answer.count != 1:
                     sys.exit(f"{versions[i][0]}: {timed.answer.count} solutions of {lines[j]}")
-                times[j] = min(times[j], timed.solve_s)
-    return [sum(times) for times in best]
+                if between:
+                    backend.solve(puzzle, limit=limit)
+                took = timed.cpu_s if cpu else timed.solve_s
+                times[j] = min(times[j], took)
+                total += took
+            sums[i].append(total)
+    paired = [statistics.median(a / b for a, b in zip(s, sums[0], strict=True)) for s in sums]
+    return [sum(times) for times in best], paired
 
 
 def main() -> None:
@@ -92,6 +119,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="solves per puzzle (best kept)")
     parser.add_argument(
         "--passes", action="store_true", help="alternate whole passes over a file, not calls"
+    )
+    parser.add_argument(
+        "--between",
+        action="store_true",
+        help="with --passes: each puzzle solved again through backend.solve after its timed call",
+    )
+    parser.add_argument(
+        "--cpu", action="store_true", help="with --passes: the timed region's CPU time, not wall"
     )
     args = parser.parse_args()
     versions = []
@@ -108,8 +143,11 @@ def main() -> None:
         lines = [str(r.puzzle) for r in formats.read_puzzles(formats.collection_path(collection))]
         lines = lines[: args.count]
         for limit in map(int, args.limits.split(",")):
+            paired = None
             if args.passes:
-                total = by_passes(versions, lines, limit, args.repeat)
+                total, paired = by_passes(
+                    versions, lines, limit, args.repeat, args.between, args.cpu
+                )
             else:
                 total = [0.0] * len(versions)
                 for line in lines:
@@ -124,6 +162,8 @@ def main() -> None:
                 f"{rev} {t / len(lines) * 1e6:.2f} ({t / total[0]:.3f}x)"
                 for (rev, *_), t in zip(versions, total, strict=True)
             )
+            if paired is not None:
+                shown += "; paired " + " ".join(f"{r:.3f}x" for r in paired[1:])
             print(f"{collection:<8} {len(lines):>5} limit {limit}: {shown}", flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
