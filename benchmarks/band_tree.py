@@ -86,8 +86,8 @@ class Kernel:
         """The nodes of the subtree of digit d at a branch point (`row`: its block and
         cell), that child included, searched by the kernel from that block: the search
         resumed at level 0 with d the only digit left there."""
-        base = nb.STACK_WORDS
-        self.work[: nb.STACK_WORDS].view(np.int32)[:30] = row[:30]
+        base = nb.LEVELS * nb.BLOCK
+        self.work[:30] = row[:30]
         self.work[base + nb.LEVELS] = row[30]  # branch_at[0]
         self.work[base + 2 * nb.LEVELS] = 1 << d  # todo_at[0]
         self.work[base + 3 * nb.LEVELS] = 1 << d  # first_at[0]

@@ -71,13 +71,10 @@ from sudokubench.solvers.native_kernel import (
     inlined,
 )
 
-#: int32 words a level of the stack takes: 27 digit-bands, 3 masks of unplaced cells, spare
-#: (128 bytes: a guess copies 120).
+#: int64 words a level of the stack takes: 27 digit-bands, 3 masks of unplaced cells, spare.
 BLOCK = 32
 #: Stack levels: one per placed guess at most, and the root.
 LEVELS = 82
-#: The int64 words of the work array the levels' blocks take (its first).
-STACK_WORDS = LEVELS * BLOCK // 2
 BAND = (1 << 27) - 1
 #: Above every level (`LEVELS`): a level ANDed with it is the same level, and LLVM then knows
 #: its block's offset is not negative, so numba's check of a negative index (one compare and
@@ -114,7 +111,7 @@ GIVENS_AT = STATE_SIZE + 4
 BAND_STATE_SIZE = GIVENS_AT + 11
 #: Where the work array holds `band_tables()` (int32, in `TABLE_WORDS` int64 words) and the
 #: rows for solutions (`search`).
-TABLE_AT = STACK_WORDS + 4 * LEVELS
+TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
 TABLE_WORDS = (TABLE_SIZE + 1) // 2
 ROWS_AT = TABLE_AT + TABLE_WORDS
 
@@ -601,20 +598,19 @@ def search(work, st) -> int:
     fill (`keep`: the first `keep` rows), the limit, the budget, whether to stop when the rows
     are full (`drain`), and the givens (`state`).
     """
-    words = _borrowed(work)
-    f = words[:STACK_WORDS].view(np.int32)  # the levels' blocks
-    t = words[TABLE_AT:ROWS_AT].view(np.int32)
+    f = _borrowed(work)
+    t = f[TABLE_AT:ROWS_AT].view(np.int32)
     st = _borrowed(st)
     keep = st[S_KEEP]
     limit = st[S_LIMIT]
     budget = st[S_BUDGET]
     drain = st[S_DRAIN] != 0
     givens = st[GIVENS_AT:].view(np.uint8)
-    open_at = words[STACK_WORDS : STACK_WORDS + LEVELS]
-    branch_at = words[STACK_WORDS + LEVELS : STACK_WORDS + 2 * LEVELS]
-    todo_at = words[STACK_WORDS + 2 * LEVELS : STACK_WORDS + 3 * LEVELS]
-    first_at = words[STACK_WORDS + 3 * LEVELS : STACK_WORDS + 4 * LEVELS]
-    sols = words[ROWS_AT:].view(np.uint8)
+    open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
+    branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
+    todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
+    first_at = f[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    sols = f[ROWS_AT:].view(np.uint8)
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
