@@ -188,6 +188,62 @@ def test_the_band_kernel_solves_9x9_as_the_general_kernel_does(backend: native.N
     assert not native.Run(FIRST_ROW_6X6, 1).band  # other shapes: the general kernel
 
 
+def test_a_band_run_keeps_its_givens_and_call_in_its_state() -> None:
+    """The band kernel's two arguments: a run's state holds the givens, the rows to fill, the
+    limit, the budget and `drain` where `native_band.search` reads them."""
+    from sudokubench.solvers import native_band
+
+    puzzle = Grid.parse(MULTIPLE)
+    run = native.Run(puzzle, 3, limit=5)
+    assert run.band and len(run.kernel_arguments(5, native.BUDGET, True)) == 2
+    expected = native_band.state(puzzle.digit_bytes(), 3, 5, native.BUDGET, True)
+    assert run.st.tolist() == expected.tolist()
+    assert run.st[native_band.S_BUDGET] == native.BUDGET and run.st[native_band.S_DRAIN] == 1
+    assert bytes(run.st[native_band.GIVENS_AT :].view("uint8")[:81]) == puzzle.digit_bytes()
+
+
+def test_the_column_counts_without_bmi2_spread_each_bit() -> None:
+    """`native_band._spread_nine`'s steps where the CPU lacks `pdep`: bit c of a row's nine
+    moves to bit 4c, for every row."""
+    from sudokubench.solvers.native_band import SPREAD_STEPS
+
+    for v in range(512):
+        x = v
+        for shift, mask in SPREAD_STEPS:
+            x = (x | x << shift) & mask
+        assert x == sum(1 << 4 * c for c in range(9) if v >> c & 1)
+
+
+@pytest.mark.slow
+def test_the_band_kernel_compiled_without_bmi2_agrees(tmp_path: Path) -> None:
+    """Compiled for a generic x86-64 CPU (no `pdep`: `_spread_nine`'s shifts), the band kernel
+    gives the same counts and stats as the host's build on top95 at limit 2."""
+    script = (
+        "import json\n"
+        "from sudokubench import get_backend\n"
+        "from sudokubench.formats import collection_path, read_puzzles\n"
+        "from sudokubench.solvers import native_band\n"
+        "native = get_backend('native')\n"
+        "records = read_puzzles(collection_path('top95'))\n"
+        "out = [native.solve(r.puzzle, limit=2) for r in records]\n"
+        "print(json.dumps([native_band._has_bmi2(), [(r.count, dict(r.stats)) for r in out]]))\n"
+    )
+    runs = []
+    for generic in (True, False):  # the second with this process's cache (the host's build)
+        env = dict(os.environ)
+        if generic:
+            env.pop("NUMBA_CPU_FEATURES", None)
+            env.update(NUMBA_CPU_NAME="generic", NUMBA_CACHE_DIR=str(tmp_path))
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=900
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.splitlines()[-1]))
+    assert runs[0][0] is False
+    assert runs[0][1] == runs[1][1]
+    assert all(count == 1 for count, _ in runs[0][1])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["top1465", "top95", "17clue"])
 def test_the_band_kernel_agrees_with_fast_on_whole_collections(
