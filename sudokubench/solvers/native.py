@@ -589,7 +589,7 @@ class Native(BaseBackend):
 def _kernel_entry(band: bool = False) -> Any:
     """`native_search.search`'s (`band`: `native_band.search`'s) compiled machine code for the
     argument types `Run` passes (after `warm`), called without numba's dispatch: the
-    dispatcher works out the types of the arguments (eight, seven on the band kernel) and
+    dispatcher works out the types of the arguments (eight, two on the band kernel) and
     picks the compiled version on every call, about a fifth of the timed call on an
     already-solved grid (0.3-0.45 us of 1.7-2.4, side by side, load 13). The dispatcher
     itself where numba does not expose the entry."""

@@ -31,8 +31,9 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
 
 Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 `_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads and a
-set of columns' cells are a multiply and shifts (`triads`, `columns`), so the hot path reads
-only the tables that hold real rules (`T_SHRINK`, `T_TCELLS`, `T_LOCK`, `T_CLAIM`).
+set of columns' cells are a multiply and shifts (`triads`, `columns`), and a row's cells
+counted by column a `pdep` (`_spread_nine`, four shifts without BMI2), so the hot path reads
+only the tables that hold real rules (`T_SHRINK`, `T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
