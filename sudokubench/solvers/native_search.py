@@ -57,29 +57,26 @@ from sudokubench.solvers.native_kernel import (
 
 
 @inlined
-def leaf_begin(cand, base, cells, tabs, room, st) -> bool:
-    """Set up the enumeration of a node's completions when it has at most `LEAF` open cells
-    and they cannot exceed `room`; whether it did (then `leaf_run` counts them).
+def leaf_begin(cand, base, cells, tabs, st) -> None:
+    """Set up the enumeration of a node's completions (at most `LEAF` open cells; `leaf_run`
+    counts them).
 
     Every other cell is placed and gone from its peers, so an assignment of the open cells
     from their candidates is a solution exactly when no two open peers share a digit (a unit
     with m open cells misses m digits, and each of them holds only those): a small
     enumeration with the peers among the open cells as bitmasks, kept in `leaf` (`tabs[11]`)
-    and `st[LEAF_POS]`, `st[LEAF_SIZE]` so that it can pause and resume like the search.
+    and `st[LEAF_POS]`, `st[LEAF_SIZE]` so that it can pause and resume like the search, and
+    stop at the limit like it.
     """
     cell_units = tabs[2]
     leaf = tabs[11]
     m = 0
-    bound = 1.0  # the product of the candidate counts: at least the completions
     for k in range(cells):
         c = cand[base + k]
         if c & (c - 1):
             leaf[m] = k
             leaf[LEAF + m] = c
             m += 1
-            bound *= popcount(c)
-    if bound > room:
-        return False
     # leaf[2 LEAF + i]: the earlier open cells that are peers of open cell i, as a bitmask.
     for i in range(m):
         a = leaf[i]
@@ -98,17 +95,17 @@ def leaf_begin(cand, base, cells, tabs, room, st) -> bool:
     leaf[3 * LEAF] = leaf[LEAF]
     st[LEAF_POS] = 0
     st[LEAF_SIZE] = m
-    return True
 
 
 @inlined
-def leaf_run(tabs, st, steps) -> int:
-    """Go on with the enumeration for at most `steps` steps, counting into `st[COUNT]`; the
-    steps left. It has ended when `st[LEAF_POS]` is negative."""
+def leaf_run(tabs, st, steps, limit) -> int:
+    """Go on with the enumeration for at most `steps` steps, counting into `st[COUNT]` until it
+    reaches `limit`; the steps left. It has ended when `st[LEAF_POS]` is negative (stopped at
+    the limit, it resumes after the last solution counted)."""
     leaf = tabs[11]
     m = st[LEAF_SIZE]
     pos = st[LEAF_POS]
-    total = 0
+    total = st[COUNT]
     while pos >= 0 and steps > 0:
         steps -= 1
         rest = leaf[3 * LEAF + pos]
@@ -119,6 +116,8 @@ def leaf_run(tabs, st, steps) -> int:
         leaf[3 * LEAF + pos] = rest ^ bit
         if pos == m - 1:
             total += 1
+            if total >= limit:
+                break
             continue
         leaf[pos] = bit
         pos += 1
@@ -129,7 +128,7 @@ def leaf_run(tabs, st, steps) -> int:
             earlier ^= low
             allowed &= ~leaf[popcount(low - 1)]
         leaf[3 * LEAF + pos] = allowed
-    st[COUNT] += total
+    st[COUNT] = total
     st[LEAF_POS] = pos
     return steps
 
@@ -162,9 +161,9 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
     if st[MODE] == DONE:
         return FINISHED
     if st[MODE] == IN_LEAF:
-        left = leaf_run(tabs, st, budget * LEAF_STEPS)
+        left = leaf_run(tabs, st, budget * LEAF_STEPS, limit)
         if st[LEAF_POS] >= 0:
-            return PAUSED
+            return LIMIT if st[COUNT] >= limit else PAUSED
         st[MODE] = ADVANCE
         spent = budget - left // LEAF_STEPS
     if st[MODE] == START:
@@ -188,21 +187,15 @@ def search(work, table, givens, st, sols, limit, budget, drain) -> int:
             if open_cells > LAST_CELLS:
                 open_cells = reduce_node(cand, base, open_cells, queue, tabs, full, st)
                 open_at[w] = open_cells
-            leaf = (
-                0 < open_cells <= LEAF
-                and not drain
-                and st[SAVED] >= keep
-                and leaf_begin(cand, base, cells, tabs, limit - st[COUNT], st)
-            )
-            if leaf:  # the node's completions counted without descending
+            if 0 < open_cells <= LEAF and not drain and st[SAVED] >= keep:
+                # the node's completions counted without descending
+                leaf_begin(cand, base, cells, tabs, st)
                 st[FROM] = w - 1
-                left = leaf_run(tabs, st, (budget - spent) * LEAF_STEPS)
+                left = leaf_run(tabs, st, (budget - spent) * LEAF_STEPS, limit)
                 spent = budget - left // LEAF_STEPS
-                if st[LEAF_POS] >= 0:
+                if st[LEAF_POS] >= 0:  # paused, or stopped at the limit
                     st[MODE] = IN_LEAF
-                    return PAUSED
-                if st[COUNT] >= limit:
-                    return LIMIT
+                    return LIMIT if st[COUNT] >= limit else PAUSED
                 j = w - 1
             elif open_cells == 0:
                 saved = st[SAVED]
