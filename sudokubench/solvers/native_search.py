@@ -37,8 +37,22 @@ from sudokubench.solvers.native_kernel import (
     LEAF_POS,
     LEAF_SIZE,
     LEAF_STEPS,
+    LEAF_UNITS,
     LIMIT,
+    M_AT,
+    M_BASE,
+    M_GEN,
+    M_PER,
+    M_SLOT,
+    M_UNITS,
+    M_WORDS,
     MAX_DEPTH,
+    MEMO_CELLS,
+    MEMO_KEY,
+    MEMO_SLOTS,
+    MEMO_TABLE,
+    MEMO_UNIT_LIST,
+    MEMO_WORDS,
     MODE,
     NODES,
     PAUSED,
@@ -90,6 +104,56 @@ def leaf_begin(cand, base, cells, tabs, st) -> None:
             ):
                 earlier |= 1 << j
         leaf[2 * LEAF + i] = earlier
+    # leaf[LEAF_UNITS + 3 i ...]: the units of open cell i.
+    for i in range(m):
+        for t in range(3):
+            leaf[LEAF_UNITS + 3 * i + t] = cell_units[leaf[i], t]
+    # The memo's checkpoint: of the open cells `MEMO_CELLS` +- 4 before the last (the nearest
+    # first), the one whose cells before and from it on share the fewest units; its key, the
+    # digits placed in those units (the others' hold none of the earlier cells).
+    leaf[M_AT] = -1
+    seen = tabs[10]  # the segment scratch, free in a leaf: 3N <= segments
+    n = tabs[1].shape[1]
+    best = 3 * n + 1
+    at = -1
+    for t in range(9):
+        here = m - MEMO_CELLS + (t + 1) // 2 * (1 if t % 2 else -1)
+        if here < 1 or here > m - 2:
+            continue
+        for u in range(3 * n):
+            seen[u] = 0
+        for i in range(LEAF_UNITS, LEAF_UNITS + 3 * here):
+            seen[leaf[i]] |= 1
+        for i in range(LEAF_UNITS + 3 * here, LEAF_UNITS + 3 * m):
+            seen[leaf[i]] |= 2
+        shared = 0
+        for u in range(3 * n):
+            if seen[u] == 3:
+                shared += 1
+        if shared < best:
+            best = shared
+            at = here
+    if at >= 1:
+        for u in range(3 * n):
+            seen[u] = 0
+        for i in range(LEAF_UNITS, LEAF_UNITS + 3 * at):
+            seen[leaf[i]] |= 1
+        units = 0
+        for i in range(LEAF_UNITS + 3 * at, LEAF_UNITS + 3 * m):
+            u = leaf[i]
+            if seen[u] == 1:
+                seen[u] = 3
+                leaf[MEMO_UNIT_LIST + units] = u
+                units += 1
+        per = 64 // n
+        words = (units + per - 1) // per
+        if words <= MEMO_WORDS:
+            leaf[M_AT] = at
+            leaf[M_UNITS] = units
+            leaf[M_PER] = per
+            leaf[M_WORDS] = words
+            leaf[M_GEN] += 1
+            leaf[M_SLOT] = -1
     # leaf[3 LEAF + i]: the digits open cell i may still take; leaf[i] (the cells are no
     # longer needed) the digit chosen there.
     leaf[3 * LEAF] = leaf[LEAF]
@@ -98,18 +162,62 @@ def leaf_begin(cand, base, cells, tabs, st) -> None:
 
 
 @inlined
+def memo_key(leaf, seen, at) -> int:
+    """The key of the cells from the checkpoint `at` on (the digits the cells before it placed
+    in each of their units, `64 // N` units a word) into `leaf[MEMO_KEY:]`; its slot."""
+    units = leaf[M_UNITS]
+    for q in range(units):
+        seen[leaf[MEMO_UNIT_LIST + q]] = 0
+    for j in range(at):  # (units of no later cell collect digits too, unread)
+        d = leaf[j]
+        seen[leaf[LEAF_UNITS + 3 * j]] |= d
+        seen[leaf[LEAF_UNITS + 3 * j + 1]] |= d
+        seen[leaf[LEAF_UNITS + 3 * j + 2]] |= d
+    per = leaf[M_PER]
+    shift = 64 // per
+    h = leaf[M_GEN]
+    q = 0
+    for w in range(leaf[M_WORDS]):
+        word = 0
+        for _ in range(per):
+            if q < units:
+                word = (word << shift) | seen[leaf[MEMO_UNIT_LIST + q]]
+                q += 1
+        leaf[MEMO_KEY + w] = word
+        h = (h ^ word) * -7046029254386353131  # 0x9E3779B97F4A7C15 as an int64
+        h ^= h >> 29
+    return (h >> 7) & (MEMO_SLOTS - 1)
+
+
+@inlined
 def leaf_run(tabs, st, steps, limit) -> int:
     """Go on with the enumeration for at most `steps` steps, counting into `st[COUNT]` until it
     reaches `limit`; the steps left. It has ended when `st[LEAF_POS]` is negative (stopped at
-    the limit, it resumes after the last solution counted)."""
+    the limit, it resumes after the last solution counted).
+
+    At the checkpoint (`leaf[M_AT]`) the cells from it on are looked up in the memo by what
+    the earlier cells leave them (`memo_key`): a slot of this leaf with the same key gives
+    their count at once (when it stays under the limit); else their enumeration fills the
+    slot when it ends. A key holds everything the count below depends on: the candidates of
+    the later cells (this leaf's) and the digits already in their units.
+    """
     leaf = tabs[11]
+    seen = tabs[10]
     m = st[LEAF_SIZE]
     pos = st[LEAF_POS]
     total = st[COUNT]
+    at = leaf[M_AT]
     while pos >= 0 and steps > 0:
         steps -= 1
         rest = leaf[3 * LEAF + pos]
         if rest == 0:
+            if pos == at and leaf[M_SLOT] >= 0:  # below the checkpoint, counted: remember it
+                slot = MEMO_TABLE + leaf[M_SLOT] * (2 + MEMO_WORDS)
+                leaf[slot] = leaf[M_GEN]
+                leaf[slot + 1] = total - leaf[M_BASE]
+                for w in range(leaf[M_WORDS]):
+                    leaf[slot + 2 + w] = leaf[MEMO_KEY + w]
+                leaf[M_SLOT] = -1
             pos -= 1
             continue
         bit = rest & -rest
@@ -127,6 +235,20 @@ def leaf_run(tabs, st, steps, limit) -> int:
             low = earlier & -earlier
             earlier ^= low
             allowed &= ~leaf[popcount(low - 1)]
+        if pos == at and allowed:
+            found = memo_key(leaf, seen, at)
+            slot = MEMO_TABLE + found * (2 + MEMO_WORDS)
+            hit = leaf[slot] == leaf[M_GEN] and total + leaf[slot + 1] < limit
+            w = 0
+            while hit and w < leaf[M_WORDS]:
+                hit = leaf[slot + 2 + w] == leaf[MEMO_KEY + w]
+                w += 1
+            if hit:
+                total += leaf[slot + 1]
+                pos -= 1
+                continue
+            leaf[M_SLOT] = found
+            leaf[M_BASE] = total
         leaf[3 * LEAF + pos] = allowed
     st[COUNT] = total
     st[LEAF_POS] = pos
