@@ -133,6 +133,9 @@ LEAF_STEPS = 32
 #: earlier cells placed in each unit of a later one): another branch that leaves the same
 #: adds that count without enumerating it again (`native_search.leaf_run`).
 MEMO_CELLS = 12
+#: A leaf sets up its memo once it has counted this many solutions (a small leaf, as most of
+#: a 9x9 puzzle's, never pays for it).
+MEMO_AFTER = 256
 #: Slots of the leaves' memo (direct-mapped, each holding its full key: a count from it is
 #: exact), and the most int64 words of a key (the units' digits, `64 // N` units a word).
 MEMO_SLOTS = 1024
@@ -150,6 +153,7 @@ M_WORDS = M_AT + 3  # words of the key
 M_GEN = M_AT + 4  # this leaf's generation: a slot of another leaf never matches
 M_SLOT = M_AT + 5  # the slot the enumeration below the checkpoint fills when it ends, or -1
 M_BASE = M_AT + 6  # the count when the enumeration reached the checkpoint
+M_WAKE = M_AT + 7  # the count at which the leaf sets up its memo
 MEMO_KEY = M_AT + 8
 MEMO_TABLE = MEMO_KEY + MEMO_WORDS
 LEAF_WORK = MEMO_TABLE + MEMO_SLOTS * (2 + MEMO_WORDS)

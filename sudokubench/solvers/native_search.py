@@ -45,8 +45,10 @@ from sudokubench.solvers.native_kernel import (
     M_PER,
     M_SLOT,
     M_UNITS,
+    M_WAKE,
     M_WORDS,
     MAX_DEPTH,
+    MEMO_AFTER,
     MEMO_CELLS,
     MEMO_KEY,
     MEMO_SLOTS,
@@ -108,12 +110,26 @@ def leaf_begin(cand, base, cells, tabs, st) -> None:
     for i in range(m):
         for t in range(3):
             leaf[LEAF_UNITS + 3 * i + t] = cell_units[leaf[i], t]
+    leaf[M_AT] = -1  # no memo until `MEMO_AFTER` solutions (`memo_begin`)
+    leaf[M_WAKE] = st[COUNT] + MEMO_AFTER
+    # leaf[3 LEAF + i]: the digits open cell i may still take; leaf[i] (the cells are no
+    # longer needed) the digit chosen there.
+    leaf[3 * LEAF] = leaf[LEAF]
+    st[LEAF_POS] = 0
+    st[LEAF_SIZE] = m
+
+
+@njit(cache=True)
+def memo_begin(leaf, seen, n, m) -> int:
+    """Set up the memo of a leaf of `m` open cells (N digits, `seen` a scratch of 3N); its
+    checkpoint, or -1 for none (its key would not fit a slot).
+
+    Called once a leaf has counted `MEMO_AFTER` solutions: the enumeration may then be below
+    the checkpoint, where no slot is filled until it next reaches it.
+    """
     # The memo's checkpoint: of the open cells `MEMO_CELLS` +- 4 before the last (the nearest
     # first), the one whose cells before and from it on share the fewest units; its key, the
     # digits placed in those units (the others' hold none of the earlier cells).
-    leaf[M_AT] = -1
-    seen = tabs[10]  # the segment scratch, free in a leaf: 3N <= segments
-    n = tabs[1].shape[1]
     best = 3 * n + 1
     at = -1
     for t in range(9):
@@ -154,11 +170,7 @@ def leaf_begin(cand, base, cells, tabs, st) -> None:
             leaf[M_WORDS] = words
             leaf[M_GEN] += 1
             leaf[M_SLOT] = -1
-    # leaf[3 LEAF + i]: the digits open cell i may still take; leaf[i] (the cells are no
-    # longer needed) the digit chosen there.
-    leaf[3 * LEAF] = leaf[LEAF]
-    st[LEAF_POS] = 0
-    st[LEAF_SIZE] = m
+    return leaf[M_AT]
 
 
 @inlined
@@ -207,6 +219,7 @@ def leaf_run(tabs, st, steps, limit) -> int:
     pos = st[LEAF_POS]
     total = st[COUNT]
     at = leaf[M_AT]
+    wake = leaf[M_WAKE]
     while pos >= 0 and steps > 0:
         steps -= 1
         rest = leaf[3 * LEAF + pos]
@@ -224,6 +237,8 @@ def leaf_run(tabs, st, steps, limit) -> int:
         leaf[3 * LEAF + pos] = rest ^ bit
         if pos == m - 1:
             total += 1
+            if total == wake:  # a large leaf: worth a memo
+                at = memo_begin(leaf, seen, tabs[1].shape[1], m)
             if total >= limit:
                 break
             continue
