@@ -135,7 +135,7 @@ LEAF_STEPS = 32
 MEMO_CELLS = 12
 #: A leaf sets up its memo once it has counted this many solutions (a small leaf, as most of
 #: a 9x9 puzzle's, never pays for it).
-MEMO_AFTER = 256
+MEMO_AFTER = 64
 #: Slots of the leaves' memo (direct-mapped, each holding its full key: a count from it is
 #: exact), and the most int64 words of a key (the units' digits, `64 // N` units a word).
 MEMO_SLOTS = 1024
