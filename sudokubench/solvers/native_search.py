@@ -196,9 +196,10 @@ def memo_key(leaf, seen, at) -> int:
     q = 0
     for w in range(leaf[M_WORDS]):
         word = 0
-        for _ in range(per):
-            if q < units:
-                word = (word << shift) | seen[leaf[MEMO_UNIT_LIST + q]]
+        for r in range(per):
+            if q < units:  # (no shift of the first: 64 bits when one unit fills a word)
+                value = seen[leaf[MEMO_UNIT_LIST + q]]
+                word = value if r == 0 else (word << shift) | value
                 q += 1
         leaf[MEMO_KEY + w] = word
         h = (h ^ word) * -7046029254386353131  # 0x9E3779B97F4A7C15 as an int64
