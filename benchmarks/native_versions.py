@@ -20,6 +20,15 @@ Python work `benchmarks/native.py --tdoku` does between two kernel calls.
     python benchmarks/native_versions.py main HEAD --collections top1465 --limits 2
     python benchmarks/native_versions.py main HEAD --passes --repeat 5
     python benchmarks/native_versions.py main HEAD --passes --between --repeat 9
+    python benchmarks/native_versions.py main HEAD --counting --repeat 21
+
+With `--counting` the versions instead count through the API, `count(grid, backend="native",
+limit=..., keep=1)`, in turn (order reversed every round), CPU time of the process around the
+call: the 6x6 grid with its first row given (issue 26's target), then with its first column or
+its first box given (39,168 solutions each: 28,200,960 grids / 720 relabellings of the given
+unit; not tuned on), and the first `--count` grids of multisolution5000 (9x9, 2 to ~900
+solutions each) at limit 10**6 and at limit 5. Printed: each version's best and median over
+the rounds and the rate of the best; every count must be exact and equal across versions.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,6 +119,50 @@ def by_passes(
     return [sum(times) for times in best], paired
 
 
+def counting(versions: list, names: list[str], lines: list[str], rounds: int) -> None:
+    """`count(..., keep=1)` through each version's API, in turn; CPU seconds per case."""
+    apis = [importlib.import_module(f"{name}.api") for name in names]
+    shape = [importlib.import_module(f"{name}.grid").Shape(2, 3) for name in names]
+    six = {
+        "6x6 first row": [(0, 1, 2, 3, 4, 5), 39_168],
+        "6x6 first column": [(0, 6, 12, 18, 24, 30), 39_168],
+        "6x6 first box": [(0, 1, 2, 6, 7, 8), 39_168],
+    }
+    cases = {}
+    for title, (cells, known) in six.items():
+        digits = [0] * 36
+        for d, k in enumerate(cells, 1):
+            digits[k] = d
+        grids = [v[3](s, tuple(digits)) for v, s in zip(versions, shape, strict=True)]
+        cases[title] = ([[g] for g in grids], 10**6, known)
+    many = [[v[3].parse(line) for line in lines] for v in versions]
+    cases[f"multisolution5000 ({len(lines)}), limit 10**6"] = (many, 10**6, None)
+    cases[f"multisolution5000 ({len(lines)}), limit 5"] = (many, 5, None)
+    print(f"load average {os.getloadavg()[0]:.1f}; count(..., keep=1), CPU ms (best, median)")
+    for title, (grids, limit, known) in cases.items():
+        times: list[list[float]] = [[] for _ in versions]
+        counts: list[list[int] | None] = [None] * len(versions)
+        for round_number in range(rounds):
+            order = list(range(len(versions)))
+            for i in order if round_number % 2 == 0 else order[::-1]:
+                start = time.process_time()
+                found = [apis[i].count(g, backend="native", limit=limit, keep=1) for g in grids[i]]
+                times[i].append(time.process_time() - start)
+                counts[i] = [f.count for f in found]
+                if known is not None and (found[0].count, found[0].exhaustive) != (known, True):
+                    sys.exit(f"{versions[i][0]}: {found[0].count} solutions in {title}")
+        if any(c != counts[0] for c in counts):
+            sys.exit(f"the versions' counts differ in {title}")
+        total = sum(counts[0])
+        shown = "  ".join(
+            f"{rev} {min(t) * 1e3:.2f} {statistics.median(t) * 1e3:.2f} "
+            f"({min(t) / min(times[0]):.3f}x; {total / min(t) / 1e6:.2f} M/s)"
+            for (rev, *_), t in zip(versions, times, strict=True)
+        )
+        print(f"{title:<38} {total:>9,}: {shown}", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     """Parse the options, load every version, time them puzzle by puzzle."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -128,16 +182,26 @@ def main() -> None:
     parser.add_argument(
         "--cpu", action="store_true", help="with --passes: the timed region's CPU time, not wall"
     )
+    parser.add_argument(
+        "--counting", action="store_true", help="count through the API (see above), not solve"
+    )
     args = parser.parse_args()
     versions = []
+    names = []
     for revision in args.revisions:
         name = export(revision)
+        names.append(name)
         native = importlib.import_module(f"{name}.solvers.native")
         native.warm()  # compiles the first time, outside any timing
         backend = importlib.import_module(f"{name}.backend")
         grid = importlib.import_module(f"{name}.grid")
         versions.append((revision, native.Native(), backend.timed_call, grid.Grid))
     formats = importlib.import_module(f"{export(args.revisions[0])}.formats")
+    if args.counting:
+        puzzles = formats.read_puzzles(formats.collection_path("multisolution5000"))
+        lines = [str(r.puzzle) for r, _ in zip(puzzles, range(min(args.count, 200)), strict=False)]
+        counting(versions, names, lines, args.repeat)
+        return
     print(f"load average {os.getloadavg()[0]:.1f}; mean us a puzzle (x the first revision)")
     for collection in args.collections.split(","):
         lines = [str(r.puzzle) for r in formats.read_puzzles(formats.collection_path(collection))]

@@ -115,7 +115,7 @@ def tables(shape: Shape) -> Tables:
     """The kernel's table of `shape`."""
     import numpy as np
 
-    from sudokubench.solvers.native_kernel import HEADER, LEAF
+    from sudokubench.solvers.native_kernel import HEADER, LEAF_WORK
 
     n, cells = shape.n, shape.cells
     seg_cells: list[list[int]] = []
@@ -159,7 +159,7 @@ def tables(shape: Shape) -> Tables:
         *([k for row in p for k in row] for p in padded[1:]),
     ]
     table = np.array([x for part in parts for x in part], dtype=np.int32)
-    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + 4 * LEAF + 2 * cells
+    work_size = levels * cells + 3 * levels + cells + 2 + 3 * n + nseg + 1 + LEAF_WORK + 2 * cells
     return Tables(shape, table, work_size)
 
 

@@ -128,6 +128,35 @@ NAKED_ONLY = 12
 LEAF = 26
 #: Steps of a leaf enumeration that count as one node of the budget.
 LEAF_STEPS = 32
+#: A leaf's enumeration remembers the count below its checkpoint, the open cell this many
+#: before its last, by what the cells before it leave the cells from it on (the digits the
+#: earlier cells placed in each unit of a later one): another branch that leaves the same
+#: adds that count without enumerating it again (`native_search.leaf_run`).
+MEMO_CELLS = 12
+#: A leaf sets up its memo once it has counted this many solutions (a small leaf, as most of
+#: a 9x9 puzzle's, never pays for it).
+MEMO_AFTER = 64
+#: Slots of the leaves' memo (direct-mapped, each holding its full key: a count from it is
+#: exact), and the most int64 words of a key (the units' digits, `64 // N` units a word).
+MEMO_SLOTS = 1024
+MEMO_WORDS = 8
+#: Where the leaf's scratch (`unpack`'s `leaf`) keeps what the memo needs: the units of each
+#: open cell (3 a cell), the units of the cells from the checkpoint on (at most 3 x 35),
+#: the memo's scalars (`M_*`), the key at the checkpoint, then the slots (a generation, a
+#: count and a key each).
+LEAF_UNITS = 4 * LEAF
+MEMO_UNIT_LIST = LEAF_UNITS + 3 * LEAF
+M_AT = MEMO_UNIT_LIST + 105  # the checkpoint (an index of the open cells), -1 for none
+M_UNITS = M_AT + 1  # the units in the key
+M_PER = M_AT + 2  # units a word
+M_WORDS = M_AT + 3  # words of the key
+M_GEN = M_AT + 4  # this leaf's generation: a slot of another leaf never matches
+M_SLOT = M_AT + 5  # the slot the enumeration below the checkpoint fills when it ends, or -1
+M_BASE = M_AT + 6  # the count when the enumeration reached the checkpoint
+M_WAKE = M_AT + 7  # the count at which the leaf sets up its memo
+MEMO_KEY = M_AT + 8
+MEMO_TABLE = MEMO_KEY + MEMO_WORDS
+LEAF_WORK = MEMO_TABLE + MEMO_SLOTS * (2 + MEMO_WORDS)
 
 #: Below this many open cells a node skips box-line reduction (the fast path for the end).
 LAST_CELLS = 20
@@ -192,8 +221,8 @@ def unpack(table, work):
     at += 3 * n
     seg_or = work[at : at + nseg + 1]
     at += nseg + 1
-    leaf = work[at : at + 4 * LEAF]
-    at += 4 * LEAF
+    leaf = work[at : at + LEAF_WORK]
+    at += LEAF_WORK
     umask = work[at : at + 2 * cells]
     tabs = (
         peers, units, cell_units, dirty, seg_cells, seg_len, line_others, box_others,
