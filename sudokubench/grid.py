@@ -40,6 +40,7 @@ __all__ = [
     "shape_of",
     "solution_line",
     "solution_problem",
+    "valid_lines",
 ]
 
 _INT = {int}
@@ -320,6 +321,53 @@ def _valid_line(line: bytes, givens: bytes, shape: Shape) -> bool:
             return False
     mask = int.from_bytes(givens.translate(_GIVEN_MASK))
     return value & mask == int.from_bytes(givens)
+
+
+@cache
+def _digits_of(n: int) -> bytes:
+    """The bytes 1..n: deleting them from a line leaves its bytes that are no digit of N."""
+    return bytes(range(1, n + 1))
+
+
+def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
+    """Whether every solution of a batch is valid (`solution_problem` None for each): `lines`
+    their cells as bytes one solution after another (`shape.cells` each), `givens` each one's
+    puzzle's cells the same way (0 where empty). False when any is not, or the two differ in
+    length: the caller then checks them one by one, to say which and why.
+
+    The worker's batch (`batch.solved_columns`): every byte a digit 1..N and the givens kept
+    are tested once for the whole batch (one deletion; the lines read as one integer, masked
+    where a puzzle gives a digit); each solution's units then as `_valid_line` tests them (up
+    to 9x9 one big-integer addition and one deletion a solution, with no call a solution;
+    larger shapes call `_valid_line`)."""
+    size = shape.cells
+    if len(lines) != len(givens) or len(lines) % size or lines.translate(None, _digits_of(shape.n)):
+        return False
+    mask = int.from_bytes(givens.translate(_GIVEN_MASK))
+    if int.from_bytes(lines) & mask != int.from_bytes(givens):
+        return False
+    lanes = _lane_check(shape) if shape.n <= 16 else ()
+    if len(lanes) != 1:  # (10x10 and larger: each solution alone)
+        return all(
+            _valid_line(lines[k : k + size], givens[k : k + size], shape)
+            for k in range(0, len(lines), size)
+        )
+    ((shifts, offsets, keys),) = lanes
+    width = len(keys)
+    delete = keys.translate
+    from_bytes = int.from_bytes
+    if len(shifts) == 2:  # (three lanes: up to 9x9)
+        first, second = shifts
+        for k in range(0, len(lines), size):
+            value = from_bytes(lines[k : k + size])
+            copies = value | value << first | value << second
+            if delete(None, (copies + offsets).to_bytes(width)):
+                return False
+        return True
+    return all(  # pragma: no cover - (every shape of one group has three lanes)
+        _valid_line(lines[k : k + size], givens[k : k + size], shape)
+        for k in range(0, len(lines), size)
+    )
 
 
 def solution_line(solution: Grid, puzzle: Grid) -> str | None:
