@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from itertools import repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
@@ -335,39 +336,57 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     puzzle's cells the same way (0 where empty). False when any is not, or the two differ in
     length: the caller then checks them one by one, to say which and why.
 
-    The worker's batch (`batch.solved_columns`): every byte a digit 1..N and the givens kept
-    are tested once for the whole batch (one deletion; the lines read as one integer, masked
-    where a puzzle gives a digit); each solution's units then as `_valid_line` tests them (up
-    to 9x9 one big-integer addition and one deletion a solution, with no call a solution;
-    larger shapes call `_valid_line`)."""
+    The worker's batch (`batch.solved_columns`), in a few calls for the whole batch: every
+    byte a digit 1..N (one deletion); the givens kept (the lines read as one integer, masked
+    where a puzzle gives a digit); and up to 16x16 the units as `_valid_line` tests them, a
+    lane at a time for the whole batch (`_batch_lanes`): the lines' integer plus the lane's
+    keys made every byte a key, u * N + d - 1 for its unit u, plus `shape.cells` times its
+    solution's place in a group of `256 // shape.cells` solutions (three up to 9x9); a
+    group's keys are then all different exactly when its solutions' units in that lane each
+    hold N different digits: deleting them from the bytes 0..size-1 leaves nothing, one
+    deletion a group, made by `map` (no Python step a solution). The last solutions that fill
+    no group, and every solution of a larger shape, are tested by `_valid_line` alone."""
     size = shape.cells
-    if len(lines) != len(givens) or len(lines) % size or lines.translate(None, _digits_of(shape.n)):
+    total = len(lines)
+    if total != len(givens) or total % size or lines.translate(None, _digits_of(shape.n)):
         return False
     mask = int.from_bytes(givens.translate(_GIVEN_MASK))
     if int.from_bytes(lines) & mask != int.from_bytes(givens):
         return False
-    lanes = _lane_check(shape) if shape.n <= 16 else ()
-    if len(lanes) != 1:  # (10x10 and larger: each solution alone)
-        return all(
-            _valid_line(lines[k : k + size], givens[k : k + size], shape)
-            for k in range(0, len(lines), size)
-        )
-    ((shifts, offsets, keys),) = lanes
-    width = len(keys)
-    delete = keys.translate
-    from_bytes = int.from_bytes
-    if len(shifts) == 2:  # (three lanes: up to 9x9)
-        first, second = shifts
-        for k in range(0, len(lines), size):
-            value = from_bytes(lines[k : k + size])
-            copies = value | value << first | value << second
-            if delete(None, (copies + offsets).to_bytes(width)):
-                return False
-        return True
-    return all(  # pragma: no cover - (every shape of one group has three lanes)
+    whole = 0
+    if shape.n <= 16:
+        per = 256 // size
+        whole = total // size // per * per * size  # (bytes of the solutions in whole groups)
+        if whole:
+            value = int.from_bytes(lines[:whole] if whole < total else lines)
+            keys, offsets, slices = _batch_lanes(shape, whole)
+            delete = keys.translate
+            for offset in offsets:
+                keyed = (value + offset).to_bytes(whole)
+                if any(map(delete, repeat(None), map(keyed.__getitem__, slices))):
+                    return False
+    return all(
         _valid_line(lines[k : k + size], givens[k : k + size], shape)
-        for k in range(0, len(lines), size)
+        for k in range(whole, total, size)
     )
+
+
+@lru_cache(maxsize=64)
+def _batch_lanes(shape: Shape, length: int) -> tuple[bytes, tuple[int, ...], list[slice]]:
+    """For `valid_lines`, `length` bytes of solutions of `shape` in whole groups of
+    `256 // shape.cells`: the keys of a group (bytes 0..group-1), the integer each lane adds
+    to the lines' (the keys less each digit: a cell's u * N - 1 for its unit u of the lane,
+    plus `shape.cells` times its solution's place in its group), and each group's slice."""
+    n, size = shape.n, shape.cells
+    per = 256 // size
+    group = per * size
+    ones = int.from_bytes(b"\1" * length)
+    offsets = []
+    for units in zip(*shape.cell_units, strict=True):  # (each cell's row, column, box)
+        one = bytes(units[k] * n + place * size for place in range(per) for k in range(size))
+        offsets.append(int.from_bytes(one * (length // group)) - ones)
+    slices = [slice(k, k + group) for k in range(0, length, group)]
+    return bytes(range(group)), tuple(offsets), slices
 
 
 def solution_line(solution: Grid, puzzle: Grid) -> str | None:
