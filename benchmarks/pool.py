@@ -187,11 +187,15 @@ class _Fed:
         self.sent.append(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
 
 
-def serve(backend_name: str, tasks: list[Task], batch_size: int, direct_loop: bool) -> None:
+def serve(
+    backend_name: str, tasks: list[Task], batch_size: int, direct_loop: bool, steps: str | None
+) -> None:
     """A worker's loop (or, with `direct_loop`, the direct loop) over the tasks, in
     `sys.call_tracing` (callgrind's toggle); the backend loaded and warmed first. The worker
     holds what it solved until its next batch (`worker.HOLD` made long: under valgrind 20 ms
-    is a few tasks, where a `native` worker holds a whole batch)."""
+    is a few tasks, where a `native` worker holds a whole batch). With `steps` ("finish" or
+    "batch"), only the held batches' messages are made in it, the tasks solved before: by
+    `to_columns` of `finish`ed outcomes, or by `batch.solved_columns`."""
     import sys
 
     from sudokubench.harness.pool import worker
@@ -207,8 +211,31 @@ def serve(backend_name: str, tasks: list[Task], batch_size: int, direct_loop: bo
             for task in tasks:
                 backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
 
+        cpu = time.process_time()
         sys.call_tracing(loop, ())
-        print(f"the direct loop over {len(tasks)} tasks")
+        cpu = time.process_time() - cpu
+        print(f"the direct loop over {len(tasks)} tasks: {cpu / len(tasks) * 1e6:.1f} us a task")
+        return
+    if steps is not None:  # the held batches' conversion to messages alone
+        from sudokubench.harness.pool import batch
+
+        held = [
+            [worker.solve(backend, task) for task in tasks[k : k + batch_size]]
+            for k in range(0, len(tasks), batch_size)
+        ]
+        if steps == "finish":
+
+            def convert() -> list:
+                return [batch.to_columns([worker.finish(s) for s in h]) for h in held]
+
+        else:
+
+            def convert() -> list:
+                return [batch.solved_columns(h) for h in held]
+
+        made = sys.call_tracing(convert, ())
+        assert all(m is not None for m in made)
+        print(f"{steps}: {len(tasks)} held answers made messages")
         return
     fields = [tuple(t) for t in tasks]
     batches = [
@@ -218,10 +245,15 @@ def serve(backend_name: str, tasks: list[Task], batch_size: int, direct_loop: bo
     conn = _Fed(batches)
     worker.HOLD = 1e9
     worker._collect_less_often()  # (as `worker_main`)
+    cpu = time.process_time()
     sys.call_tracing(worker._serve, (conn, None, False, None))
+    cpu = time.process_time() - cpu
     answers = [pickle.loads(m) for m in conn.sent]
     rows = sum(len(m[2]) for m in answers if m[0] == "rows")
-    print(f"the worker's loop over {len(tasks)} tasks: {len(conn.sent)} messages, {rows} rows")
+    print(
+        f"the worker's loop over {len(tasks)} tasks: {len(conn.sent)} messages, {rows} rows, "
+        f"{cpu / len(tasks) * 1e6:.1f} us of CPU a task; load average {load_average()}"
+    )
 
 
 def main() -> None:
@@ -245,6 +277,9 @@ def main() -> None:
     )
     parser.add_argument("--direct", action="store_true", help="with --serve: the direct loop")
     parser.add_argument(
+        "--steps", choices=("finish", "batch"), help="with --serve: the messages alone, made so"
+    )
+    parser.add_argument(
         "--chunk", type=int, default=600, help="puzzles per chunk (--paired, --in-process)"
     )
     opts = parser.parse_args()
@@ -260,7 +295,7 @@ def main() -> None:
     ]
     n = len(puzzles)
     if opts.serve:
-        serve(opts.backend, tasks, opts.batch_size, opts.direct)
+        serve(opts.backend, tasks, opts.batch_size, opts.direct, opts.steps)
         return
     if opts.in_process:
         print(f"{n} puzzles of 17clue, backend {opts.backend}, load average {load_average()}")
