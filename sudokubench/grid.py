@@ -371,7 +371,7 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     )
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)  # (a worker's batches are mostly of one length: its full batch)
 def _batch_lanes(shape: Shape, length: int) -> tuple[bytes, tuple[int, ...], list[slice]]:
     """For `valid_lines`, `length` bytes of solutions of `shape` in whole groups of
     `256 // shape.cells`: the keys of a group (bytes 0..group-1), the integer each lane adds
