@@ -5,6 +5,17 @@
     python benchmarks/pool.py --startup              # worker start-up: fork server vs spawn
     python benchmarks/pool.py --paired --count 12000 # a worker's CPU per task / the direct loop's
     python benchmarks/pool.py --in-process --backend native --count 20000  # a worker's steps, here
+    python benchmarks/pool.py --serve --backend native --count 2500  # a worker loop, callgrind
+
+`--serve` runs a worker's own loop (`worker._serve`) in this process, fed the tasks in batches
+of `--batch-size` as pickles and its messages pickled (no pipe, no parent), inside
+`sys.call_tracing` so that callgrind counts it alone; `--serve --direct` runs the direct loop
+of `backend.solve` there instead. The difference of two `--count`s over the tasks between is a
+task's instructions (the fixed costs cancel):
+
+    NUMBA_CPU_NAME=generic valgrind --tool=callgrind --collect-atstart=no \
+        --toggle-collect=sys_call_tracing python benchmarks/pool.py --serve --backend native \
+        --count 2500
 
 This isolates the executor (worker start-up, batches over pipes, one message back per task,
 deadline bookkeeping): no checking, no storage, no report. `benchmarks/harness.py` measures the
@@ -23,6 +34,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import pickle
 import statistics
 import time
 
@@ -159,6 +171,91 @@ def in_process(backend_name: str, tasks: list[Task], chunk: int, rounds: int) ->
     )
 
 
+class _Fed:
+    """A worker's connection fed from a list of pickled batches (None after them), its
+    messages pickled and kept (`--serve`)."""
+
+    def __init__(self, batches: list[bytes]) -> None:
+        self.batches = iter(batches)
+        self.sent: list[bytes] = []
+
+    def recv(self) -> object:
+        batch = next(self.batches, None)
+        return None if batch is None else pickle.loads(batch)
+
+    def send(self, message: object) -> None:
+        self.sent.append(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
+
+
+def serve(
+    backend_name: str, tasks: list[Task], batch_size: int, direct_loop: bool, steps: str | None
+) -> None:
+    """A worker's loop (or, with `direct_loop`, the direct loop) over the tasks, in
+    `sys.call_tracing` (callgrind's toggle); the backend loaded and warmed first. The worker
+    holds what it solved until its next batch (`worker.HOLD` made long: under valgrind 20 ms
+    is a few tasks, where a `native` worker holds a whole batch). With `steps` ("finish" or
+    "batch"), only the held batches' messages are made in it, the tasks solved before: by
+    `to_columns` of `finish`ed outcomes, or by `batch.solved_columns`."""
+    import sys
+
+    from sudokubench.harness.pool import worker
+
+    backend = get_backend(backend_name)
+    backend.available()
+    for task in tasks[:20]:
+        backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
+        worker.finish(worker.solve(backend, task))
+    if direct_loop:
+
+        def loop() -> None:
+            for task in tasks:
+                backend.solve(parse_grid(task.puzzle), limit=task.limit, timeout=task.timeout)
+
+        cpu = time.process_time()
+        sys.call_tracing(loop, ())
+        cpu = time.process_time() - cpu
+        print(f"the direct loop over {len(tasks)} tasks: {cpu / len(tasks) * 1e6:.1f} us a task")
+        return
+    if steps is not None:  # the held batches' conversion to messages alone
+        from sudokubench.harness.pool import batch
+
+        held = [
+            [worker.solve(backend, task) for task in tasks[k : k + batch_size]]
+            for k in range(0, len(tasks), batch_size)
+        ]
+        if steps == "finish":
+
+            def convert() -> list:
+                return [batch.to_columns([worker.finish(s) for s in h]) for h in held]
+
+        else:
+
+            def convert() -> list:
+                return [batch.solved_columns(h) for h in held]
+
+        made = sys.call_tracing(convert, ())
+        assert all(m is not None for m in made)
+        print(f"{steps}: {len(tasks)} held answers made messages")
+        return
+    fields = [tuple(t) for t in tasks]
+    batches = [
+        pickle.dumps(fields[k : k + batch_size], pickle.HIGHEST_PROTOCOL)
+        for k in range(0, len(fields), batch_size)
+    ]
+    conn = _Fed(batches)
+    worker.HOLD = 1e9
+    worker._collect_less_often()  # (as `worker_main`)
+    cpu = time.process_time()
+    sys.call_tracing(worker._serve, (conn, None, False, None))
+    cpu = time.process_time() - cpu
+    answers = [pickle.loads(m) for m in conn.sent]
+    rows = sum(len(m[2]) for m in answers if m[0] == "rows")
+    print(
+        f"the worker's loop over {len(tasks)} tasks: {len(conn.sent)} messages, {rows} rows, "
+        f"{cpu / len(tasks) * 1e6:.1f} us of CPU a task; load average {load_average()}"
+    )
+
+
 def main() -> None:
     """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -176,6 +273,13 @@ def main() -> None:
         "--in-process", action="store_true", help="a worker's own steps, here, vs the direct loop"
     )
     parser.add_argument(
+        "--serve", action="store_true", help="a worker's loop in this process (for callgrind)"
+    )
+    parser.add_argument("--direct", action="store_true", help="with --serve: the direct loop")
+    parser.add_argument(
+        "--steps", choices=("finish", "batch"), help="with --serve: the messages alone, made so"
+    )
+    parser.add_argument(
         "--chunk", type=int, default=600, help="puzzles per chunk (--paired, --in-process)"
     )
     opts = parser.parse_args()
@@ -190,6 +294,9 @@ def main() -> None:
         for k, p in enumerate(puzzles)
     ]
     n = len(puzzles)
+    if opts.serve:
+        serve(opts.backend, tasks, opts.batch_size, opts.direct, opts.steps)
+        return
     if opts.in_process:
         print(f"{n} puzzles of 17clue, backend {opts.backend}, load average {load_average()}")
         in_process(opts.backend, tasks, opts.chunk, opts.rounds)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from itertools import repeat
 from operator import add, itemgetter
 from typing import NamedTuple
 
@@ -40,6 +41,7 @@ __all__ = [
     "shape_of",
     "solution_line",
     "solution_problem",
+    "valid_lines",
 ]
 
 _INT = {int}
@@ -320,6 +322,71 @@ def _valid_line(line: bytes, givens: bytes, shape: Shape) -> bool:
             return False
     mask = int.from_bytes(givens.translate(_GIVEN_MASK))
     return value & mask == int.from_bytes(givens)
+
+
+@cache
+def _digits_of(n: int) -> bytes:
+    """The bytes 1..n: deleting them from a line leaves its bytes that are no digit of N."""
+    return bytes(range(1, n + 1))
+
+
+def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
+    """Whether every solution of a batch is valid (`solution_problem` None for each): `lines`
+    their cells as bytes one solution after another (`shape.cells` each), `givens` each one's
+    puzzle's cells the same way (0 where empty). False when any is not, or the two differ in
+    length: the caller then checks them one by one, to say which and why.
+
+    The worker's batch (`batch.solved_columns`), in a few calls for the whole batch: every
+    byte a digit 1..N (one deletion); the givens kept (the lines read as one integer, masked
+    where a puzzle gives a digit); and up to 16x16 the units as `_valid_line` tests them, a
+    lane at a time for the whole batch (`_batch_lanes`): the lines' integer plus the lane's
+    keys made every byte a key, u * N + d - 1 for its unit u, plus `shape.cells` times its
+    solution's place in a group of `256 // shape.cells` solutions (three up to 9x9); a
+    group's keys are then all different exactly when its solutions' units in that lane each
+    hold N different digits: deleting them from the bytes 0..size-1 leaves nothing, one
+    deletion a group, made by `map` (no Python step a solution). The last solutions that fill
+    no group, and every solution of a larger shape, are tested by `_valid_line` alone."""
+    size = shape.cells
+    total = len(lines)
+    if total != len(givens) or total % size or lines.translate(None, _digits_of(shape.n)):
+        return False
+    mask = int.from_bytes(givens.translate(_GIVEN_MASK))
+    if int.from_bytes(lines) & mask != int.from_bytes(givens):
+        return False
+    whole = 0
+    if shape.n <= 16:
+        per = 256 // size
+        whole = total // size // per * per * size  # (bytes of the solutions in whole groups)
+        if whole:
+            value = int.from_bytes(lines[:whole] if whole < total else lines)
+            keys, offsets, slices = _batch_lanes(shape, whole)
+            delete = keys.translate
+            for offset in offsets:
+                keyed = (value + offset).to_bytes(whole)
+                if any(map(delete, repeat(None), map(keyed.__getitem__, slices))):
+                    return False
+    return all(
+        _valid_line(lines[k : k + size], givens[k : k + size], shape)
+        for k in range(whole, total, size)
+    )
+
+
+@lru_cache(maxsize=8)  # (a worker's batches are mostly of one length: its full batch)
+def _batch_lanes(shape: Shape, length: int) -> tuple[bytes, tuple[int, ...], list[slice]]:
+    """For `valid_lines`, `length` bytes of solutions of `shape` in whole groups of
+    `256 // shape.cells`: the keys of a group (bytes 0..group-1), the integer each lane adds
+    to the lines' (the keys less each digit: a cell's u * N - 1 for its unit u of the lane,
+    plus `shape.cells` times its solution's place in its group), and each group's slice."""
+    n, size = shape.n, shape.cells
+    per = 256 // size
+    group = per * size
+    ones = int.from_bytes(b"\1" * length)
+    offsets = []
+    for units in zip(*shape.cell_units, strict=True):  # (each cell's row, column, box)
+        one = bytes(units[k] * n + place * size for place in range(per) for k in range(size))
+        offsets.append(int.from_bytes(one * (length // group)) - ones)
+    slices = [slice(k, k + group) for k in range(0, length, group)]
+    return bytes(range(group)), tuple(offsets), slices
 
 
 def solution_line(solution: Grid, puzzle: Grid) -> str | None:

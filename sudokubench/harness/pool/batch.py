@@ -32,20 +32,27 @@ lines, `wire.PlainEnd`, never this).
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import repeat
+from json.encoder import encode_basestring_ascii
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any
 
-from sudokubench.backend import Status
+from sudokubench.backend import SolveResult, Status
+from sudokubench.grid import _LINE_BYTES, Grid, valid_lines
+from sudokubench.harness.pool.guard import MESSAGE_CHARS, STAT_KEY_CHARS, STATS_ENTRIES
 from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Outcome, Task
 from sudokubench.harness.pool.wire import ProtocolError, stored_texts
 from sudokubench.harness.records import TaskRow
 from sudokubench.harness.stats import EFFORT_KEYS, FINISHED
+from sudokubench.harness.verify import verdict_of
 
-__all__ = ["KIND", "WIDTH", "Batch", "take_batch", "to_columns"]
+__all__ = ["KIND", "WIDTH", "Batch", "solved_columns", "take_batch", "to_columns"]
 
 #: The first field of a columnar message.
 KIND = "rows"
@@ -108,6 +115,210 @@ def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
             kinds.append(NO_EFFORT)
             efforts.append(_NAN)
     return (KIND, values, cpus, waits, bytes(kinds), efforts)
+
+
+#: What `guard.sanitize` lets through as it is: counts and int stats within +-`_MAX_COUNT`.
+_MAX_COUNT = 2**62
+_SOLVED, _UNSATISFIABLE = Status.SOLVED, Status.UNSATISFIABLE
+_FLOAT, _INT, _NONE = {float}, {int}, {type(None)}
+_NUMBERS = frozenset((int, float))
+#: A verdict's text by count (`Verdict.text`): exact (exhaustive) and at least.
+_EXACT = ("0", *(f"={n}" for n in range(1, 64)))
+_AT_LEAST = ("?", *(f">={n}" for n in range(1, 64)))
+
+
+@lru_cache(maxsize=64)
+def _stats_form(keys: tuple[Any, ...], wait: bool) -> tuple[Any, ...] | None:
+    """How a task's stats of these keys (a backend's, then `cpu_s`, and `cpu_wait_s` when
+    `wait`) go into the columns: (the stats' JSON text as one format string of their values,
+    each `%r`: an int's and a finite float's `repr` are the JSON encoder's text; the values a
+    task, the place of `cpu_s`, of `cpu_wait_s` or None, the effort's kind and place).
+    None when the keys are not what `guard.sanitize` keeps as they are (a plain `str` of at
+    most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name the
+    worker's two (which `_checked` would then set in their place)."""
+    if not all(type(key) is str and len(key) <= STAT_KEY_CHARS for key in keys):
+        return None
+    names = (*keys, _CPU_KEY, _WAIT_KEY) if wait else (*keys, _CPU_KEY)
+    if len(set(names)) != len(names) or len(names) > STATS_ENTRIES:
+        return None
+    form = ", ".join(encode_basestring_ascii(key).replace("%", "%%") + ": %r" for key in names)
+    kind, place = next(
+        ((k, names.index(key)) for k, key in enumerate(EFFORT_KEYS) if key in names),
+        (NO_EFFORT, None),
+    )
+    return "{" + form + "}", len(names), len(keys), len(keys) + 1 if wait else None, kind, place
+
+
+def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The columnar message of a worker's held `worker.Solved` tasks, made straight from them:
+    what `to_columns([worker.finish(s) for s in done])` makes, value for value, for the usual
+    batch; None for any other (the caller then goes `finish`'s way, which says what is wrong
+    with each answer exactly as before).
+
+    The usual batch: every task's call gave a plain `SolveResult` (no times of its own), one
+    shape, SOLVED with its solutions (Grids, at most its count, its count at most the limit)
+    or UNSATISFIABLE (no solution, count 0, exhaustive), a plain message, its stats of one set
+    of keys for the batch. Every answer is still checked here, the batch at once
+    (`grid.valid_lines`: each solution's units, its digits, its puzzle's givens; the
+    solutions of one answer different); what `guard.sanitize` tests of an outcome is tested
+    on the batch's columns (the types and bounds of the times, counts, stats and peaks); the
+    texts are made for the batch (the solutions' lines in one `bytes.translate`, the stats'
+    JSON from one format string)."""
+    try:
+        return _solved_columns(done)
+    except Exception:  # (anything unusual: an odd value's `round`, `bytes` of a cell > 255)
+        return None
+
+
+def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
+    shape = done[0][1].shape if done[0][1] is not None else None
+    size = shape.cells if shape is not None else 0
+    n_wait = done[0][5] is None
+    form: Any = None
+    keys0: Any = None
+    values: list[Any] = []
+    add = values.extend
+    cells: list[Any] = []  # every solution's cells, one after another (a list, then bytes)
+    add_cells = cells.extend
+    solved = 0  # solutions in `cells`
+    givens: list[bytes] = []  # each solution's puzzle's cells as bytes
+    add_givens = givens.append
+    several: list[tuple[int, int]] = []  # (first solution, how many) of an answer of several
+    counts: list[int] = []  # solutions an answer
+    add_count = counts.append
+    flat: list[Any] = []  # every task's stats values, the worker's two after them
+    add_stats = flat.extend
+    add_stat = flat.append
+    times: list[Any] = []
+    add_times = times.extend
+    peaks: list[Any] = []
+    add_peak = peaks.append
+    for task, puzzle, timed, failure, peak, wait_s in done:
+        if failure is not None:
+            return None
+        answer, encode_s, solve_s, cpu_s, _ = timed
+        if type(answer) is not SolveResult or answer.encode_s or answer.solve_s:
+            return None  # (not a plain result, or one `stamp` would copy)
+        status, solutions, count = answer.status, answer.solutions, answer.count
+        exhaustive, stats, message = answer.exhaustive, answer.stats, answer.message
+        task_id, puzzle_id, line, _box, backend, limit, timeout, sample = task
+        if not (
+            puzzle.shape is shape
+            and type(count) is int
+            and type(exhaustive) is bool
+            and type(solutions) is tuple
+            and type(message) is str
+            and len(message) <= MESSAGE_CHARS
+            and type(stats) is MappingProxyType
+            and (wait_s is None) is n_wait
+        ):
+            return None
+        found = len(solutions)
+        if status is _SOLVED:
+            if not (found and found <= count <= limit and count <= _MAX_COUNT):
+                return None
+            if found == 1:
+                solution = solutions[0]
+                if type(solution) is not Grid or solution.shape is not shape:
+                    return None
+                if len(solution.cells) != size:
+                    return None
+                add_cells(solution.cells)
+                add_givens(puzzle.digit_bytes())
+                solved += 1
+            else:
+                several.append((solved, found))
+                solved += found
+                digits = puzzle.digit_bytes()
+                for solution in solutions:
+                    if type(solution) is not Grid or solution.shape is not shape:
+                        return None
+                    if len(solution.cells) != size:
+                        return None
+                    add_cells(solution.cells)
+                    add_givens(digits)
+            text = "solved"
+        elif status is _UNSATISFIABLE and not found and count == 0 and exhaustive:
+            text = "unsatisfiable"
+        else:
+            return None
+        keys = tuple(stats)
+        if keys != keys0:
+            if keys0 is not None:
+                return None  # (one set of keys a batch: one format string)
+            keys0, form = keys, _stats_form(keys, not n_wait)
+            if form is None:
+                return None
+        add_stats(stats.values())
+        add_stat(round(cpu_s * 1e6) / 1e6)  # (as `worker._checked` rounds them)
+        if wait_s is not None:
+            add_stat(round(wait_s * 1e6) / 1e6)
+        add_times((encode_s, solve_s))
+        add_peak(peak)
+        add_count(found)
+        if count < 64:
+            verdict = (_EXACT if exhaustive else _AT_LEAST)[count]
+        else:
+            verdict = verdict_of(status, count, exhaustive).text
+        add(
+            (
+                task_id, puzzle_id, line, backend, limit, timeout, sample, text, count,
+                1 if exhaustive else 0, None, encode_s, solve_s, solve_s, None, message,
+                verdict, 1, None, HOST, peak,
+            )
+        )  # fmt: skip
+    # What `guard.sanitize` tests of each outcome, on the batch's columns.
+    if not (set(map(type, times)) == _FLOAT and min(times) >= 0.0 and sum(times) < math.inf):
+        return None  # (a NaN makes the sum NaN; an infinity, it)
+    kinds = set(map(type, peaks))
+    if kinds == _INT:
+        if not (min(peaks) >= 0 and max(peaks) <= _MAX_COUNT):
+            return None
+    elif kinds != _NONE:
+        return None
+    if flat:
+        total = sum(flat)
+        if not (
+            _NUMBERS.issuperset(map(type, flat))
+            and total == total
+            and min(flat) >= -_MAX_COUNT
+            and max(flat) <= _MAX_COUNT
+        ):
+            return None
+    # Every answer checked, the batch at once.
+    lines = bytes(cells)  # (a list's ints read in one pass; a cell over 255 raises)
+    if cells and not valid_lines(lines, b"".join(givens), shape):
+        return None
+    for first, found in several:  # (an answer's solutions different: `check_answer`)
+        start = first * size
+        if len({lines[k : k + size] for k in range(start, start + found * size, size)}) != found:
+            return None
+    # The texts: the solutions' canonical lines (`grid.solution_line`) as `solutions_json`
+    # makes them of checked ones, the stats' JSON (`stats_json`).
+    text_all = lines.translate(_LINE_BYTES).decode("latin-1")
+    if not several and solved == len(counts):  # (one solution an answer)
+        joined = '"]\n["'.join([text_all[k : k + size] for k in range(0, len(text_all), size)])
+        solutions_texts = ('["' + joined + '"]').split("\n") if joined else []
+    else:
+        solutions_texts = []
+        k = 0
+        for found in counts:
+            if found:
+                end = k + found * size
+                lines_of = [text_all[j : j + size] for j in range(k, end, size)]
+                solutions_texts.append('["' + '", "'.join(lines_of) + '"]')
+                k = end
+            else:
+                solutions_texts.append("[]")
+    n = len(counts)
+    fmt, width, cpu_at, wait_at, kind, place = form
+    stats_texts = ("\n".join([fmt] * n) % tuple(flat)).split("\n")
+    values[10::WIDTH] = solutions_texts
+    values[14::WIDTH] = stats_texts
+    cpus = flat[cpu_at::width]
+    waits = [None] * n if wait_at is None else flat[wait_at::width]
+    efforts = [_NAN] * n if place is None else list(map(float, flat[place::width]))
+    return (KIND, values, cpus, waits, bytes([kind]) * n, efforts)
 
 
 class Batch:

@@ -28,7 +28,7 @@ from sudokubench.confine import confine_writes
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid, Shape
 from sudokubench.harness.noise import CpuWait
-from sudokubench.harness.pool.batch import to_columns
+from sudokubench.harness.pool.batch import solved_columns, to_columns
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize
 from sudokubench.harness.pool.memory import PeakMemory
 from sudokubench.harness.pool.task import Outcome, Task, failed
@@ -336,10 +336,16 @@ def _serve(
 
     def flush() -> None:
         if done:
-            finished = [finish(s) for s in done]
-            # (one columnar message, `batch.to_columns`, where the outcomes allow it)
-            columns = to_columns(finished) if texts else None
-            send(conn, columns or [to_wire(o, texts) for o in finished])
+            # The usual batch straight to its columns (`batch.solved_columns`: checked and
+            # tested a batch at a time, no outcome made); any other through `finish`.
+            columns = solved_columns(done) if texts else None
+            if columns is None:
+                finished = [finish(s) for s in done]
+                # (one columnar message, `batch.to_columns`, where the outcomes allow it)
+                columns = to_columns(finished) if texts else None
+                send(conn, columns or [to_wire(o, texts) for o in finished])
+            else:
+                send(conn, columns)
             done.clear()
 
     while True:
