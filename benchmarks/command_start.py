@@ -3,10 +3,12 @@
     python benchmarks/command_start.py main HEAD                 # 17clue:..20 and ..20000, 5 rounds
     python benchmarks/command_start.py main . --counts 20 --rounds 10
     python benchmarks/command_start.py . --timeline              # where one command's time goes
+    python benchmarks/command_start.py main HEAD --server --rounds 10   # the fork server's CPU
 
 Each revision's `sudokubench` package and puzzles are exported (`git archive`; `.` is the
 working tree as it is) into the temporary directory, kept for the next run, so numba's cache
-beside the kernel is warm after the first (`backends --warm`, not timed). A round runs
+beside the kernel is warm after the first (`backends --warm`, not timed); every command runs
+in that folder, so that Python imports its package and no other. A round runs
 `python -m sudokubench compare 17clue:..N -b native --jobs 2 -q --db FILE` once for each
 revision and count, the revisions' order reversed every other round. Printed for each: the
 medians of the whole command's wall time (as the shell sees it) and of the run's own
@@ -18,6 +20,10 @@ fork server and its workers load too) and prints, in seconds since the command's
 started, each process's start, the start and end of the imports and calls that make up the
 start-up, the first task solved in each worker and the run's end, with each process's CPU
 seconds at that moment.
+
+`--server` times, in CPU seconds, a process that imports what each revision's fork server
+imports for `-b native` (the worker's modules, numba, the kernel's cached code): the work
+between the server's start and its first worker, alternately.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -175,7 +182,9 @@ def run_once(folder: Path, count: int, env: dict[str, str] | None = None) -> tup
             p for p in (env.get("PYTHONPATH_FIRST"), str(folder)) if p
         )
         start = time.perf_counter()
-        done = subprocess.run(command(count, db), env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            command(count, db), env=env, cwd=folder, capture_output=True, text=True
+        )
         wall = time.perf_counter() - start
         if done.returncode != 0:
             sys.exit(f"{folder}: exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -216,6 +225,45 @@ def timeline(folder: Path, count: int) -> None:
     print(f"whole command {wall:.2f} s, the run's wall_s {run_wall:.2f} s, load {_load()}")
 
 
+def server_modules(folder: Path) -> list[str]:
+    """The modules `folder`'s fork server imports for `compare -b native`."""
+    code = (
+        "from sudokubench.harness.pool.local import WORKER_MODULES, _modules\n"
+        "print(' '.join([*WORKER_MODULES, *_modules(['native'])]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=folder, capture_output=True, text=True
+    )
+    return done.stdout.split()
+
+
+def server_cpu(folder: Path, modules: list[str]) -> float:
+    """CPU seconds of a process that imports what `folder`'s fork server does (`python -B`,
+    as multiprocessing starts it): the server's work before it forks its first worker."""
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    code = f"import {', '.join(modules)}"
+    subprocess.run([sys.executable, "-B", "-c", code], env=env, cwd=folder, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def servers(folders: dict[str, Path], rounds: int) -> None:
+    """`--server`: each revision's fork server's CPU seconds, alternately."""
+    modules = {rev: server_modules(folder) for rev, folder in folders.items()}
+    got: dict[str, list[float]] = {rev: [] for rev in folders}
+    for round_no in range(rounds):
+        for rev in list(folders) if round_no % 2 == 0 else list(reversed(folders)):
+            got[rev].append(server_cpu(folders[rev], modules[rev]))
+    print(f"the fork server's imports, CPU s (load {_load()}):")
+    first = next(iter(folders))
+    for rev, cpu in got.items():
+        ratio = statistics.median(a / b for a, b in zip(cpu, got[first], strict=True))
+        each = ", ".join(f"{c:.2f}" for c in cpu)
+        print(f"  {rev:<12} median {statistics.median(cpu):.3f} ({ratio:.2f}); each: {each}")
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -226,13 +274,23 @@ def main() -> None:
     parser.add_argument("--counts", default="20,20000", help="puzzles of 17clue, comma-separated")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--timeline", action="store_true", help="trace one command of each")
+    parser.add_argument(
+        "--server", action="store_true", help="time each fork server's imports alone"
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     folders = {rev: export(rev) for rev in args.revisions}
     for folder in folders.values():  # numba's cache of each warm first (not timed)
         env = {**os.environ, "PYTHONPATH": str(folder)}
         warm = [sys.executable, "-m", "sudokubench", "backends", "--warm", "--json"]
-        subprocess.run(warm, env=env, capture_output=True, check=False)
+        subprocess.run(warm, env=env, cwd=folder, capture_output=True, check=False)
+        where = [sys.executable, "-c", "import sudokubench; print(sudokubench.__file__)"]
+        found = subprocess.run(where, env=env, cwd=folder, capture_output=True, text=True)
+        if not found.stdout.startswith(str(folder)):  # (an installed copy taken instead)
+            sys.exit(f"{folder}: python imports {found.stdout.strip()}")
+    if args.server:
+        servers(folders, args.rounds)
+        return
     if args.timeline:
         for rev, folder in folders.items():
             for count in counts:
