@@ -84,3 +84,94 @@ def test_the_command_does_not_import_numba_for_a_cached_kernel(cached, tmp_path)
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.stdout.split() == ["False", "True"], done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("argv", "booted"),
+    [
+        (["compare", "-b", "native", "17clue:..20"], ["native"]),
+        (["compare", "top95", "--backends=native,fast", "--jobs", "2"], ["native", "fast"]),
+        (["compare", "-bnative", "top95"], ["native"]),
+        (["compare", "top95", "--backend", "dlx", "-q"], ["dlx"]),
+        (["compare", "-b", "native", "-b", "fast"], ["fast"]),  # (the last one given counts)
+        (["compare", "-b", " native , fast ,"], ["native", "fast"]),
+        (["compare", "top95"], None),  # (the default: all)
+        (["compare", "-b", "all"], None),
+        (["compare", "-b", "native,all"], None),
+        (["compare", "-b", "native,nosuch"], None),
+        (["compare", "-b", "exec:./solver"], None),
+        (["compare", "-b", "mypackage.module:Solver"], None),
+        (["compare", "-b", "native", "--cluster", "local:2"], None),
+        (["compare", "-b", "native", "--cluster=tcp://host:8786"], None),
+        (["compare", "--resume", "3", "-b", "native"], None),
+        (["compare", "-b", "native", "--help"], None),
+        (["compare", "-h", "-b", "native"], None),
+        (["compare", "--", "-b", "native"], None),
+        (["compare", "-b"], None),
+        (["solve", "-b", "native", "top95:1"], None),
+        (["--version", "compare", "-b", "native"], None),
+        ([], None),
+    ],
+)
+def test_the_command_line_read_for_an_early_fork_server(monkeypatch, argv, booted):
+    """`compare` with registered backends named starts the fork server before its command
+    line is parsed, with those backends' modules; every other command line starts nothing."""
+    from sudokubench.harness.pool import boot
+
+    started = []
+    monkeypatch.setattr(boot, "boot_fork_server", lambda names: started.append(names) or True)
+    assert boot.boot_for_command(argv) is (booted is not None)
+    assert started == ([] if booted is None else [booted])
+
+
+EARLY = """
+import sys
+from sudokubench.harness.pool import boot
+
+def boot_fork_server(backends):
+    print(list(backends), *(name in sys.modules for name in ("typer", "sudokubench.harness.run")))
+    raise SystemExit(0)
+
+boot.boot_fork_server = boot_fork_server
+from sudokubench.cli import main
+main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.argv[1]])
+"""
+
+
+def test_compare_starts_its_fork_server_before_its_own_imports(tmp_path):
+    """The command's `main` starts the server before it imports Typer or the harness (whose
+    imports then overlap the server's); nothing of it imports numba."""
+    db = str(tmp_path / "run.sqlite")
+    done = subprocess.run([sys.executable, "-c", EARLY, db], capture_output=True, text=True)
+    assert done.stdout.split() == ["['native']", "False", "False"], done.stderr[-2000:]
+
+
+LAZY = """
+import sys
+import sudokubench.harness.pool.worker
+print(*(name in sys.modules for name in (
+    "sudokubench.harness.run", "sudokubench.harness.plan", "sudokubench.harness.pool.local",
+    "sudokubench.harness.pool.dask", "sudokubench.harness.report",
+)))
+from sudokubench.harness import CompareArgs, LocalPool, StoreError, compare, plan
+from sudokubench.harness.pool import HOST, DaskExecutor, Task, run_task, worker
+from sudokubench.harness.plan import plan as plan_itself
+from sudokubench.harness.run import compare as compare_itself
+print(callable(plan) and plan is plan_itself, compare is compare_itself,
+      LocalPool.__module__, DaskExecutor.__module__, worker.run_task is run_task)
+import sudokubench.harness as harness
+print(harness.verify.__name__, hasattr(harness, "nothing"))
+"""
+
+
+def test_a_worker_imports_the_worker_side_alone():
+    """The fork server imports `pool/worker.py` for every worker: the harness's packages no
+    longer import the parent's side with it (planning, running, the pool itself, dask,
+    reports); their names are all still there when asked for (`plan` the function, as
+    before), and a submodule not yet imported is found by its name."""
+    done = subprocess.run([sys.executable, "-c", LAZY], capture_output=True, text=True)
+    assert done.stdout.split("\n")[:3] == [
+        "False False False False False",
+        "True True sudokubench.harness.pool.local sudokubench.harness.pool.dask True",
+        "sudokubench.harness.verify False",
+    ], done.stderr[-2000:]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, Stopwatch, collection
+from support import MULTIPLE, TELEGRAM, Stopwatch, collection
 
 from sudokubench import Grid, Shape, Status, get_backend, is_solution
 from sudokubench.formats import collection_path
@@ -386,20 +386,34 @@ def test_without_numba_the_backend_is_not_ready() -> None:
         assert "numba" in done.stderr and "Traceback" not in done.stderr
 
 
+#: What `native_ready` loaded: each kernel entry's compiled versions, `warm`'s and `load`'s
+#: calls cached, and whether a 9x9 solve then needs any load of its own (the grid solved is
+#: checked, and how many versions the band kernel has after it).
+PRELOADED = """
+import sudokubench.solvers.native_ready
+from sudokubench.grid import Grid, is_solution
+from sudokubench.solvers import native, native_band, native_estimate, native_search
+print(len(native_band.search.signatures), len(native_search.search.signatures),
+      len(native_estimate.probes.signatures), native.warm.cache_info().currsize,
+      native.load.cache_info().currsize)
+puzzle = Grid.parse(PUZZLE)
+result = native.Native().solve(puzzle)
+print(is_solution(result.solutions[0], puzzle), len(native_band.search.signatures),
+      native.load.cache_info().currsize)
+"""
+
+
 def test_the_fork_server_preloads_the_kernel(backend: native.Native) -> None:
     """The pool's fork server imports `native_ready` (the backend's `preload`): a fresh process
-    that imports it has the kernel loaded, so a worker forked from it needs no load of its own
-    under the load limit."""
+    that imports it has the 9x9 band kernel loaded, so a worker forked from it needs no load of
+    its own under the load limit, and nothing else of the kernel (each part of it costs the
+    start of every run 20-30 ms): the general search, the estimator's probe."""
     from sudokubench.harness.pool.local import _modules
 
     assert backend.preload in _modules(["native", "fast"])
-    code = (
-        "import sudokubench.solvers.native_ready\n"
-        "from sudokubench.solvers.native import warm\n"
-        "print(warm.cache_info().currsize)\n"
-    )
+    code = PRELOADED.replace("PUZZLE", repr(TELEGRAM))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.stdout.split() == ["1"], done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "0", "0", "0", "1", "True", "1", "1"], done.stderr[-2000:]
 
 
 def test_the_fork_server_does_not_compile_a_cold_cache(
@@ -501,19 +515,36 @@ def test_compare_leaves_a_cached_kernel_to_its_workers(
     from sudokubench.cli import native as cli_native
 
     loads = []
-    monkeypatch.setattr(native, "warm", lambda: loads.append(1) or 0.0)
+    monkeypatch.setattr(native, "warm", lambda: loads.append("warm") or 0.0)
+    monkeypatch.setattr(native, "ready", lambda: loads.append("ready") or 0.0)
     monkeypatch.setattr(native, "load_on_available", True)
     monkeypatch.setattr(native, "kernel_cached", lambda: False)
     assert cli_native.ready_native(workers_only=True) is True
-    assert loads == [1] and capsys.readouterr().err == cli_native.NOTICE + "\n"
+    assert loads == ["warm"] and capsys.readouterr().err == cli_native.NOTICE + "\n"
     assert native.load_on_available is True
     monkeypatch.setattr(native, "kernel_cached", lambda: True)
     assert cli_native.ready_native(workers_only=True) is True
     assert native.load_on_available is False
     assert backend.available() is True
-    assert loads == [1]  # neither call loaded it here
+    assert loads == ["warm"]  # neither call loaded it here
     monkeypatch.setattr(native, "load_on_available", True)
-    assert backend.available() is True and loads == [1, 1]
+    assert backend.available() is True and loads == ["warm", "ready"]
+
+
+def test_ready_loads_the_band_kernel_or_compiles_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ready` (what `available()` does in a process that solves): with numba's cache holding
+    the kernel, the 9x9 band kernel alone loaded (`load(True)`); a cold cache (or one it cannot
+    look at) compiled whole (`warm`), so no later call of another part compiles."""
+    for cached, expected in ((True, [("load", True)]), (False, ["warm"]), (None, ["warm"])):
+        loads: list = []
+        monkeypatch.setattr(native, "warm", lambda loads=loads: loads.append("warm") or 0.0)
+        monkeypatch.setattr(native, "load", lambda band, loads=loads: loads.append(("load", band)))
+        monkeypatch.setattr(native, "kernel_cached", lambda cached=cached: cached)
+        native.ready.cache_clear()
+        native.ready()
+        native.ready()  # (once a process)
+        assert loads == expected
+    native.ready.cache_clear()
 
 
 def test_compare_solves_with_the_kernel_its_workers_load(tmp_path: Path) -> None:

@@ -38,7 +38,18 @@ def load_app() -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line (see `sudokubench.cli.app.main`)."""
+    """Run the command line (see `sudokubench.cli.app.main`).
+
+    A `compare` of registered backends on this machine starts its workers' fork server first
+    (`pool.boot.boot_for_command`), so that the server's imports (numba, the native kernel's
+    cached code) overlap this process's own start (Typer, the commands, the harness) rather
+    than follow it.
+    """
+    import sys
+
+    from sudokubench.harness.pool.boot import boot_for_command
+
+    boot_for_command(sys.argv[1:] if argv is None else argv)
     load_app()
     from sudokubench.cli.app import main as run
 

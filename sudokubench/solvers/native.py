@@ -23,9 +23,11 @@ Compilation: `@njit(cache=True)` compiles each kernel function once per machine 
 on-disk cache (a `__pycache__` beside the kernel modules, or numba's per-user cache directory
 when that one is not writable; `NUMBA_CACHE_DIR` overrides both). `warm()` (run by
 `sudokubench backends --warm`, by `compare` before its workers start when the cache lacks it,
-by `available()`, or by the first solve) compiles or loads it; the worker pool's fork server
-imports `native_ready` (`preload`), which loads the cached machine code once for every worker
-forked from it. `solve` never times compilation: `encode_s` holds the one-off load (in
+by `count_all` and `estimate`) compiles or loads all of it; `available()` compiles all of it
+when the cache lacks it, else loads only the 9x9 band kernel (`ready`), and the first solve
+of a shape loads its kernel function (`load`); the worker pool's fork server imports
+`native_ready` (`preload`), which loads the band kernel's cached machine code once for every
+worker forked from it. `solve` never times compilation: `encode_s` holds the one-off load (in
 `prepare`), `solve_s` the search. A cached function is checked against its own file only:
 after editing `native_kernel.py`, clear the cache (see that module's docstring).
 
@@ -439,12 +441,14 @@ class Native(BaseBackend):
     preload: ClassVar[str | None] = "sudokubench.solvers.native_ready"
 
     def available(self) -> bool:
-        """Whether numba imports here; then also compiles or loads the kernel (`warm`), unless
+        """Whether numba imports here; then also readies the kernel (`ready`: the whole of it
+        compiled when numba's cache lacks it, else the 9x9 band kernel loaded), unless
         `load_on_available` is off in this process (whose workers load it): then whether
         numba is installed, without importing it.
 
         The harness asks every backend this before it times anything, in its own process and
-        in each worker, so no timed call pays for compiling or loading machine code.
+        in each worker, so no timed call pays for compiling machine code, nor a 9x9 solve for
+        loading it (another shape's kernel loads in its first untimed `prepare`).
         """
         if not load_on_available:  # (`compare`'s own process: its workers load the kernel)
             return importlib.util.find_spec("numba") is not None
@@ -452,7 +456,7 @@ class Native(BaseBackend):
             import numba  # noqa: F401
         except ImportError:
             return False
-        warm()
+        ready()
         return True
 
     def version(self) -> str | None:
@@ -595,7 +599,7 @@ def _kernel_entry(band: bool = False) -> Any:
     itself where numba does not expose the entry."""
     import numba
 
-    warm()
+    load(band)
     run = Run(Grid.empty(Shape(3, 3) if band else Shape(2, 2)), 1)
     arguments = run.kernel_arguments(1, BUDGET, True)
     search = run.space.searches[run.band]
@@ -607,24 +611,53 @@ def _kernel_entry(band: bool = False) -> Any:
 
 @cache
 def warm() -> float:
-    """Compile (first time on this machine) or load (from numba's cache) the kernel; seconds.
+    """Compile (first time on this machine) or load (from numba's cache) the whole kernel;
+    seconds.
 
-    A 4x4 search, count and probe go through every kernel function once, so later calls in
-    this process run machine code straight away; the tables of the 9x9 and 16x16 shapes are
-    built too (a few milliseconds that would otherwise land on the first solve of each).
+    A 4x4 search, count and probe and a 9x9 search go through every kernel function once, so
+    later calls in this process run machine code straight away; the tables of the 16x16 shape
+    are built too (a few milliseconds that would otherwise land on its first solve).
     """
     import numpy as np
 
     start = time.perf_counter()
-    puzzle = Grid.empty(Shape(2, 2))
-    run = Run(puzzle, 1)
-    run.step(1, BUDGET, True)
-    run = Run(puzzle, 1)
+    load(False)
+    load(True)
+    run = Run(Grid.empty(Shape(2, 2)), 1)
     run.step(sys.maxsize, BUDGET, False)
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
-    Run(Grid.empty(Shape(3, 3)), 1).step(1, BUDGET, True)  # the 9x9 band kernel
     _space_of(Shape(4, 4))
     return time.perf_counter() - start
+
+
+@cache
+def load(band: bool) -> float:
+    """Compile or load the kernel function a solve runs on, and no other; seconds.
+
+    `band`: the 9x9 band kernel (`native_band.search`, with the general kernel's table
+    primer the 9x9 arrays need), else the general search (`native_search.search`). Loading
+    one costs 20-30 ms of CPU once numba is set up; numba's own set-up on a process's first
+    load (its typing and target registries, about 0.3 s) is paid once, by whichever comes
+    first. What `warm` loads besides (the count, the estimator's probe, the 16x16 tables)
+    loads on its first use.
+    """
+    start = time.perf_counter()
+    Run(Grid.empty(Shape(3, 3) if band else Shape(2, 2)), 1).step(1, BUDGET, True)
+    return time.perf_counter() - start
+
+
+@cache
+def ready() -> float:
+    """What a process that solves needs before its first timed call (`available`); seconds.
+
+    When numba's cache holds the kernel (`kernel_cached`), the 9x9 band kernel loaded
+    (`load`: the usual solve's; a 9x9 `count_all` or `estimate`, or another shape, loads the
+    general kernel on its first use, outside any timed call). Else the whole kernel compiled,
+    as `warm` does: a first compile makes every function once, so no later call compiles.
+    """
+    if kernel_cached():
+        return load(True)
+    return warm()
 
 
 def kernel_cached_beside() -> bool:

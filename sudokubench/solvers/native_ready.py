@@ -1,9 +1,13 @@
-"""Importing this module readies the `native` backend in this process: its kernel's machine code
-is loaded from numba's on-disk cache, when the cache holds it.
+"""Importing this module readies the `native` backend in this process: the kernel a 9x9 solve
+runs on (`native.ready`: the band kernel) is loaded from numba's on-disk cache, when the cache
+holds the kernel, with its compiled entry (`native._kernel_entry`).
 
 The worker pool's fork server imports it (`Native.preload`) before it forks any worker, so every
-worker starts with the kernel loaded and its `available()` returns at once: the load (about
-0.4 s, far more on a busy machine) never counts against a worker's load limit. A cold cache is
+worker starts with that kernel loaded and its `available()` returns at once: the load (about
+0.4 s, far more on a busy machine) never counts against a worker's load limit. The rest of the
+kernel (the general search of other shapes, the count, the estimator) is not loaded here: each
+part costs 20-30 ms, on the start of every run, and a run of 9x9 puzzles never calls it; a
+worker loads what it needs of it in its first untimed `prepare` of another shape. A cold cache is
 not compiled here: the command compiles it in its own process, announced (`cli.native.
 ready_native`), and may have started this server before (`pool.local.boot_fork_server`), so a
 compile here would be a second one at the same time, unannounced; the workers then load the
@@ -15,11 +19,12 @@ from __future__ import annotations
 import contextlib
 from importlib.util import find_spec
 
-from sudokubench.solvers.native import kernel_cached, warm
+from sudokubench.solvers.native import _kernel_entry, kernel_cached, ready
 
 if find_spec("numba") is not None:
     # A fork server must not die of it: each worker's own available() then loads the kernel
     # again and reports what went wrong.
     with contextlib.suppress(Exception):
         if kernel_cached():
-            warm()
+            ready()
+            _kernel_entry(True)

@@ -102,9 +102,13 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sudokubench.backend import BaseBackend, Status
-from sudokubench.errors import InputError
+from sudokubench.backend import Status
 from sudokubench.harness.pool.batch import KIND, WIDTH, Batch, take_batch
+from sudokubench.harness.pool.boot import (  # (`_modules`: this module's name for it too)
+    WORKER_MODULES,
+    _modules,  # noqa: F401
+    boot_fork_server,
+)
 from sudokubench.harness.pool.guard import LOAD_HINT, trusted
 from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
 from sudokubench.harness.pool.memory import format_size, resident_bytes
@@ -112,7 +116,14 @@ from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
 from sudokubench.harness.pool.wire import ProtocolError, from_wire, take_outcomes
 
-__all__ = ["DEFAULT_BATCH_SIZE", "LOAD_TIMEOUT", "LocalPool", "boot_fork_server", "describe_exit"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "LOAD_TIMEOUT",
+    "WORKER_MODULES",
+    "LocalPool",
+    "boot_fork_server",
+    "describe_exit",
+]
 
 #: Most tasks per batch sent to a worker (fewer when the queue is nearly empty).
 DEFAULT_BATCH_SIZE = 128
@@ -120,57 +131,10 @@ DEFAULT_BATCH_SIZE = 128
 BATCH_BYTES = 32_000
 #: Bytes a task takes in a batch besides its puzzle (a generous estimate).
 TASK_BYTES = 200
-#: What every worker imports; the fork server imports it once for all of them.
-WORKER_MODULES = (
-    "sudokubench.harness.pool.worker",
-    "sudokubench.formats",
-    "sudokubench.solvers",
-    "sudokubench.solvers.external",
-)
 #: A task's backend and puzzle, read in C.
 _BACKEND, _PUZZLE = operator.attrgetter("backend"), operator.attrgetter("puzzle")
 #: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
 WINDOW = 4096
-
-
-def _modules(backends: Iterable[str]) -> list[str]:
-    """The modules of the registered backends among `backends`, and those that ready them
-    (`BaseBackend.preload`: e.g. native's compiled kernel, loaded once in the fork server
-    instead of in each worker under its load limit)."""
-    from sudokubench.solvers import REGISTRY, get_backend
-
-    modules = set()
-    for name in backends:
-        entry = REGISTRY.get(name.partition(":")[0])
-        if entry is None:
-            continue
-        modules.add(entry.target.partition(":")[0])
-        try:
-            backend = get_backend(name)
-        except InputError:  # (the worker reports it when it loads the backend)
-            continue
-        if isinstance(backend, BaseBackend) and backend.preload:
-            modules.add(backend.preload)
-    return sorted(modules)
-
-
-def boot_fork_server(preload: Iterable[str]) -> bool:
-    """Start this process's fork server now, its imports (`WORKER_MODULES` and `preload`'s
-    modules, `_modules`) made in the background; False where the platform has none.
-
-    `LocalPool` calls it; a command may call it earlier, so that the server's imports (numba
-    and the native kernel's cached code: about 0.7 s) overlap the command's own start. The
-    server is one per process: once it runs, a later call (or pool) changes nothing.
-    """
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return False
-    from multiprocessing import forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload(
-        [*WORKER_MODULES, *_modules(preload)]
-    )
-    forkserver.ensure_running()
-    return True
 
 
 class LocalPool:

@@ -1,0 +1,110 @@
+"""The pool's fork server started ahead (`boot_fork_server`), and as early as a command can:
+`compare`'s arguments read before the command line is parsed (`boot_for_command`).
+
+Kept apart from `local.py` (which re-exports both names) so that starting the server imports
+only `multiprocessing` and the registry: a command starts it before its own imports (the CLI,
+the harness: about 0.3-0.5 s), which then overlap the server's (numba and the native kernel's
+cached code: about 1 s), on a machine with a core for each.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterable, Sequence
+
+#: What every worker imports; the fork server imports it once for all of them.
+WORKER_MODULES = (
+    "sudokubench.harness.pool.worker",
+    "sudokubench.formats",
+    "sudokubench.solvers",
+    "sudokubench.solvers.external",
+)
+
+
+def _modules(backends: Iterable[str]) -> list[str]:
+    """The modules of the registered backends among `backends`, and those that ready them
+    (`BaseBackend.preload`: e.g. native's compiled kernel, loaded once in the fork server
+    instead of in each worker under its load limit)."""
+    from sudokubench.backend import BaseBackend
+    from sudokubench.errors import InputError
+    from sudokubench.solvers import REGISTRY, get_backend
+
+    modules = set()
+    for name in backends:
+        entry = REGISTRY.get(name.partition(":")[0])
+        if entry is None:
+            continue
+        modules.add(entry.target.partition(":")[0])
+        try:
+            backend = get_backend(name)
+        except InputError:  # (the worker reports it when it loads the backend)
+            continue
+        if isinstance(backend, BaseBackend) and backend.preload:
+            modules.add(backend.preload)
+    return sorted(modules)
+
+
+def boot_fork_server(preload: Iterable[str]) -> bool:
+    """Start this process's fork server now, its imports (`WORKER_MODULES` and `preload`'s
+    modules, `_modules`) made in the background; False where the platform has none.
+
+    `LocalPool` calls it; a command may call it earlier, so that the server's imports (numba
+    and the native kernel's cached code: about 0.7 s) overlap the command's own start. The
+    server is one per process: once it runs, a later call (or pool) changes nothing.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        [*WORKER_MODULES, *_modules(preload)]
+    )
+    forkserver.ensure_running()
+    return True
+
+
+#: `compare`'s options that keep `boot_for_command` from starting the server: the tasks run
+#: elsewhere (`--cluster`), the backends come from the database (`--resume`), or no run at all.
+_NOT_HERE = ("--cluster", "--resume", "--help", "-h")
+#: `compare`'s option of the backends, in each of its spellings.
+_BACKENDS = ("--backends", "--backend", "-b")
+
+
+def boot_for_command(argv: Sequence[str]) -> bool:
+    """Start the fork server (`boot_fork_server`) when `argv` (the arguments after the
+    program's name) is a `compare` that runs on this machine's pool and names its backends
+    (`-b`) from the registry alone: what the command itself does once its arguments are
+    parsed and checked, done before it imports the rest of the command line. Anything else
+    (another command, `all`, a plug-in or a program, `--cluster`, `--resume`, a spelling this
+    reading does not know) starts nothing here: the command starts the server as before. True
+    when it started it.
+
+    Read by hand, not parsed: a command line this reads wrongly (say `--db -b`) costs at most
+    a server that imports modules no worker uses, or one started for a command that then
+    fails on its arguments (it exits when this process ends).
+    """
+    if not argv or argv[0] != "compare":
+        return False
+    names = None
+    args = iter(argv[1:])
+    for arg in args:
+        if arg == "--":
+            break
+        option, equals, value = arg.partition("=")
+        if option in _NOT_HERE:
+            return False
+        if option in _BACKENDS and option.startswith("--"):
+            names = value if equals else next(args, None)
+        elif arg.startswith("-b") and not arg.startswith("--"):
+            names = arg[2:] or next(args, None)
+    if not names:
+        return False
+    from sudokubench.solvers import REGISTRY
+
+    backends = [name.strip() for name in names.split(",") if name.strip()]
+    if not backends or any(name.partition(":")[0] not in REGISTRY for name in backends):
+        return False
+    try:
+        return boot_fork_server(backends)
+    except Exception:  # (the command starts it again where it reports what went wrong)
+        return False
