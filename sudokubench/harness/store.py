@@ -35,7 +35,9 @@ from sudokubench.harness.store_write import (
     TASK_COLUMNS,
     VALUES_PER_INSERT,
     TaskWriter,
+    drop_null_columns,
     refused,
+    values_sql,
 )
 
 __all__ = [
@@ -66,6 +68,10 @@ _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 #: Puzzle rows inserted by one statement: as many as `VALUES_PER_INSERT` values allow.
 _PUZZLES_PER_INSERT = VALUES_PER_INSERT // len(PuzzleRow._fields)
+#: A puzzle row's places that a plain line leaves None: its box and expected answer.
+_NULLABLE_PUZZLE = tuple(
+    PuzzleRow._fields.index(name) for name in ("box", "expected_count", "expected_solution")
+)
 
 
 class Store:
@@ -316,21 +322,28 @@ class Store:
         """Insert the rows of every list (kept where a row of the run has its id already),
         `_PUZZLES_PER_INSERT` to a statement whatever the lists' lengths: each row's values
         bound, the run's id written in the statement (a row's values are then its own fields
-        in one flat list, made in C)."""
-        one = f"({int(run_id)}, " + ", ".join("?" * len(PuzzleRow._fields)) + ")"
-        into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) VALUES "
+        in one flat list, made in C), and a column None in every row of a statement (no box,
+        no expected answer: a plain line's) written as NULL (`drop_null_columns`)."""
+        width = len(PuzzleRow._fields)
+        into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})"
+        first = str(int(run_id))
         per = _PUZZLES_PER_INSERT
-        many = into + ", ".join([one] * per)
+        statements: dict[tuple[tuple[int, ...], int], str] = {}
         execute, flat = self.db.execute, itertools.chain.from_iterable
         held: Sequence[PuzzleRow] = []
         for found in lists:
             rows = [*held, *found] if held else found
             whole = len(rows) - len(rows) % per
             for at in range(0, whole, per):
-                execute(many, list(flat(rows[at : at + per])))
+                values = list(flat(rows[at : at + per]))
+                nulls = drop_null_columns(values, width, _NULLABLE_PUZZLE)
+                sql = statements.get(nulls)
+                if sql is None:
+                    sql = statements[nulls] = values_sql(into, first, width, nulls, per)
+                execute(sql, values)
             held = rows[whole:]
         if held:
-            self.db.executemany(into + one, held)
+            self.db.executemany(values_sql(into, first, width, (), 1), held)
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order (`ordered_puzzles` reads them a few at a time)."""

@@ -29,6 +29,7 @@ __all__ = [
     "TASK_COLUMNS",
     "VALUES_PER_INSERT",
     "TaskWriter",
+    "drop_null_columns",
     "insert_rows",
     "solutions_json",
     "stats_json",
@@ -119,6 +120,9 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
     )  # fmt: skip
 
 
+#: A task row's places (after the run id) that are often None: the problem, the peak memory.
+_NULLABLE_TASK = (TaskRow._fields.index("problem"), TaskRow._fields.index("peak_memory_bytes"))
+
 #: `task_to_sql` unpacks a row by position: the fields it names, in `TaskRow`'s order.
 _ROW_ORDER = (
     "task_id", "puzzle_id", "puzzle", "backend", "limit", "timeout", "sample", "status", "count",
@@ -160,6 +164,30 @@ def insert_rows(
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
 
 
+def drop_null_columns(flat: list[Any], width: int, nullable: Sequence[int]) -> tuple[int, ...]:
+    """Delete from `flat` (rows of `width` values one after the other) each column of
+    `nullable` (places in a row, rising) that is None in every row; gives the places deleted,
+    which the caller's statement writes as `NULL` (`values_sql`).
+
+    sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
+    the adapter for None registered above called: about 1,200 instructions), against the few
+    dozen an int costs; a NULL written in the statement binds nothing. Stored, the two are
+    the same NULL. A task row of a sound answer has two (its problem, its peak memory when
+    none is measured), a puzzle row of a plain line three (no box, no expected answer)."""
+    n = len(flat) // width
+    gone = tuple(c for c in nullable if flat[c::width].count(None) == n)
+    for k, c in enumerate(reversed(gone)):  # the highest first: the lower keep their places
+        del flat[c :: width - k]
+    return gone
+
+
+def values_sql(into: str, first: str, width: int, nulls: Sequence[int], rows: int) -> str:
+    """`{into} VALUES (...), ...` of `rows` rows: each `first` (a literal of the statement,
+    as the run id) and `width` values, a `?` each but `NULL` at the places of `nulls`."""
+    one = "(" + ", ".join([first, *("NULL" if c in nulls else "?" for c in range(width))]) + ")"
+    return into + " VALUES " + ", ".join([one] * rows)
+
+
 def refused(path: object, exc: sqlite3.Error) -> StoreError:
     """The one line for a write the database refused: locked past the busy timeout, a full
     disk, a read-only file, or whatever SQLite said."""
@@ -197,6 +225,8 @@ class TaskWriter:
         self.pending_values: list[Any] = []  # (`add_values`: rows flat, `WIDTH` values each)
         self.last = time.monotonic()
         self.lock = threading.Lock()
+        #: `_insert_values`' statements by the columns written NULL and the rows.
+        self._statements: dict[tuple[tuple[int, ...], int], str] = {}
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
         self.thread.start()
@@ -279,22 +309,25 @@ class TaskWriter:
 
     def _insert_values(self) -> None:
         """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement, the run id a literal of the statement (an int: nothing to escape)."""
+        statement, the run id a literal of the statement (an int: nothing to escape), a
+        column that is None in every row of a statement written as NULL
+        (`drop_null_columns`: a sound answer's problem, a peak not measured)."""
         values = self.pending_values
         if not values:
             return
-        one = f"({int(self.run_id)}, " + ", ".join("?" * WIDTH) + ")"
-        into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS}) VALUES "
         per = max(1, VALUES_PER_INSERT // WIDTH)
         step = per * WIDTH
-        whole = len(values) - len(values) % step
-        if whole:
-            many = into + ", ".join([one] * per)
-            for start in range(0, whole, step):
-                self.db.execute(many, values[start : start + step])
-        if whole < len(values):
-            rest = (len(values) - whole) // WIDTH
-            self.db.execute(into + ", ".join([one] * rest), values[whole:])
+        statements = self._statements
+        into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
+        execute = self.db.execute
+        for start in range(0, len(values), step):
+            chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
+            nulls = drop_null_columns(chunk, WIDTH, _NULLABLE_TASK)
+            key = (nulls, len(chunk) // (WIDTH - len(nulls)))  # (the rows)
+            sql = statements.get(key)
+            if sql is None:
+                sql = statements[key] = values_sql(into, str(int(self.run_id)), WIDTH, *key)
+            execute(sql, chunk)
 
     def close(self) -> None:
         """Stop the background thread and commit what is left."""
