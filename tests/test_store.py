@@ -12,8 +12,9 @@ from support import TELEGRAM_SOLUTION
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
 from sudokubench.harness.store_write import (
     VALUES_PER_INSERT,
-    drop_null_columns,
+    drop_constant_columns,
     insert_rows,
+    sql_literal,
     stats_json,
     task_to_sql,
 )
@@ -169,16 +170,20 @@ def test_many_rows_are_stored_whole_across_statements_of_many_rows(store):
     assert store.puzzles(first) == puzzles
 
 
-def test_drop_null_columns_deletes_the_columns_none_in_every_row():
+def test_drop_constant_columns_deletes_the_columns_of_one_none_or_text_in_every_row():
     flat = [1, None, "a", None, 2, None, "b", 7, 3, None, None, None]  # 3 rows of 4
-    assert drop_null_columns(flat, 4, (1, 2, 3)) == (1,)  # (2 and 3 hold a value somewhere)
+    assert drop_constant_columns(flat, 4, (1, 2, 3)) == ((1, "NULL"),)  # (2, 3: not one value)
     assert flat == [1, "a", None, 2, "b", 7, 3, None, None]
-    flat = [1, None, None, 2, None, None]
-    assert drop_null_columns(flat, 3, (1, 2)) == (1, 2)
+    flat = [1, None, "it's", 2, None, "it's"]
+    assert drop_constant_columns(flat, 3, (1, 2)) == ((1, "NULL"), (2, "'it''s'"))
     assert flat == [1, 2]
-    flat = [1, 0, None]  # (0 is a value, not None)
-    assert drop_null_columns(flat, 3, (1, 2)) == (2,)
-    assert flat == [1, 0]
+    # an int, a float, a text not printable ASCII: bound (a literal could change them)
+    flat = [0, 1.5, "é", "a\x00", "", 0, 1.5, "é", "a\x00", ""]
+    assert drop_constant_columns(flat, 5, range(5)) == ((4, "''"),)
+    assert flat == [0, 1.5, "é", "a\x00", 0, 1.5, "é", "a\x00"]
+    assert [sql_literal(v) for v in (None, "x", 1, 1.0, True, b"x", "\n")] == [
+        "NULL", "'x'", None, None, None, None, None,
+    ]  # fmt: skip
 
 
 def _stored(db: sqlite3.Connection, table: str, order: str) -> list[tuple]:
@@ -198,6 +203,11 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
     rows[per + 3] = rows[per + 3]._replace(valid=False, problem="solution 1 is wrong")
     rows[2 * per + 5] = rows[2 * per + 5]._replace(peak_memory_bytes=2**40 + 3)
     rows[3 * per + 1] = rows[3 * per + 1]._replace(problem="", peak_memory_bytes=0)
+    # texts a statement's rows share but one (a quote, one not ASCII, a status apart)
+    for k in range(per, 2 * per):
+        rows[k] = rows[k]._replace(message="it's", verdict="=1 é")
+    rows[per - 1] = rows[per - 1]._replace(status="timeout", message="", backend="native")
+    rows[3 * per + 2] = rows[3 * per + 2]._replace(host="elsewhere")
     sql = [task_to_sql(1, r) for r in rows]
     with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
         run_id = flat.new_run({}, {})
@@ -213,6 +223,28 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
         assert nulls == (len(rows) - 2,)
 
 
+def test_flat_task_rows_with_a_text_of_their_own_a_statement_store_whole(tmp_path):
+    # each statement's rows share a message no other shares: past the writer's few kept
+    # statements, the texts are bound and the NULLs still written (the rows the same)
+    per = VALUES_PER_INSERT // len(TaskRow._fields)
+    rows = [row(k, message=f"m{k // per}", host=f"h{k // per}") for k in range(40 * per)]
+    rows[-1] = rows[-1]._replace(problem="wrong", valid=False)
+    sql = [task_to_sql(1, r) for r in rows]
+    with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
+        run_id = flat.new_run({}, {})
+        plain.new_run({}, {})
+        with flat.writer(run_id, every=10**6, seconds=3600) as writer:
+            writer.add_values([v for values in sql for v in values[1:]])
+            assert len(writer._statements) <= 40
+        with plain.db:
+            insert_rows(plain.db, "INTO tasks", len(sql[0]), sql)
+        assert list(flat.tasks(run_id)) == rows
+        assert _stored(flat.db, "tasks", "task_id") == _stored(plain.db, "tasks", "task_id")
+    puzzles = [PuzzleRow(f"p:{k}", k, f"c{k // 142}", PUZZLE) for k in range(30 * 142)]
+    with Store(tmp_path / "p.sqlite") as lists:
+        assert lists.puzzles(lists.new_run({}, {}, puzzles)) == puzzles
+
+
 def test_puzzle_rows_store_as_one_by_one_with_their_nulls(tmp_path):
     # A statement's column None in all its rows is written NULL: the puzzles read back as the
     # rows inserted one statement each, NULLs and types alike.
@@ -221,6 +253,9 @@ def test_puzzle_rows_store_as_one_by_one_with_their_nulls(tmp_path):
     puzzles[per + 2] = puzzles[per + 2]._replace(box="3x3")
     puzzles[2 * per + 7] = puzzles[2 * per + 7]._replace(expected_count=0)
     puzzles[3 * per] = puzzles[3 * per]._replace(expected_solution=SOLUTION, box="")
+    for k in range(per, 2 * per):
+        puzzles[k] = puzzles[k]._replace(collection="o'clock é" if k % 2 else "o'clock")
+    puzzles[2 * per + 1] = puzzles[2 * per + 1]._replace(collection="q")
     with Store(tmp_path / "lists.sqlite") as lists, Store(tmp_path / "rows.sqlite") as plain:
         run_id = lists.new_run({}, {}, puzzles)
         assert run_id == plain.new_run({}, {}) == 1

@@ -35,7 +35,7 @@ from sudokubench.harness.store_write import (
     TASK_COLUMNS,
     VALUES_PER_INSERT,
     TaskWriter,
-    drop_null_columns,
+    drop_constant_columns,
     refused,
     values_sql,
 )
@@ -68,9 +68,13 @@ _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 #: Puzzle rows inserted by one statement: as many as `VALUES_PER_INSERT` values allow.
 _PUZZLES_PER_INSERT = VALUES_PER_INSERT // len(PuzzleRow._fields)
-#: A puzzle row's places that a plain line leaves None: its box and expected answer.
-_NULLABLE_PUZZLE = tuple(
-    PuzzleRow._fields.index(name) for name in ("box", "expected_count", "expected_solution")
+#: Statements `_insert_puzzle_lists` keeps with literals (then binds every value of another).
+_STATEMENTS = 16
+#: A puzzle row's places that a plain line's rows share: the collection, None for the box and
+#: the expected answer.
+_CONSTANT_PUZZLE = tuple(
+    PuzzleRow._fields.index(name)
+    for name in ("collection", "box", "expected_count", "expected_solution")
 )
 
 
@@ -322,8 +326,9 @@ class Store:
         """Insert the rows of every list (kept where a row of the run has its id already),
         `_PUZZLES_PER_INSERT` to a statement whatever the lists' lengths: each row's values
         bound, the run's id written in the statement (a row's values are then its own fields
-        in one flat list, made in C), and a column None in every row of a statement (no box,
-        no expected answer: a plain line's) written as NULL (`drop_null_columns`)."""
+        in one flat list, made in C), and a column of one value in every row of a statement (a
+        plain line's collection, no box, no expected answer) written as its literal
+        (`drop_constant_columns`; a few distinct statements at most, kept)."""
         width = len(PuzzleRow._fields)
         into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})"
         first = str(int(run_id))
@@ -336,10 +341,14 @@ class Store:
             whole = len(rows) - len(rows) % per
             for at in range(0, whole, per):
                 values = list(flat(rows[at : at + per]))
-                nulls = drop_null_columns(values, width, _NULLABLE_PUZZLE)
-                sql = statements.get(nulls)
+                literals = drop_constant_columns(values, width, _CONSTANT_PUZZLE)
+                sql = statements.get(literals)
                 if sql is None:
-                    sql = statements[nulls] = values_sql(into, first, width, nulls, per)
+                    if len(statements) >= _STATEMENTS:  # (collections many and mixed)
+                        values = list(flat(rows[at : at + per]))
+                        literals = ()
+                    sql = statements.get(literals) or values_sql(into, first, width, literals, per)
+                    statements[literals] = sql
                 execute(sql, values)
             held = rows[whole:]
         if held:

@@ -29,11 +29,13 @@ __all__ = [
     "TASK_COLUMNS",
     "VALUES_PER_INSERT",
     "TaskWriter",
-    "drop_null_columns",
+    "drop_constant_columns",
     "insert_rows",
     "solutions_json",
+    "sql_literal",
     "stats_json",
     "task_to_sql",
+    "values_sql",
 ]
 
 #: Most values bound in one INSERT of several rows (SQLite before 3.32 allows 999).
@@ -120,8 +122,15 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
     )  # fmt: skip
 
 
-#: A task row's places (after the run id) that are often None: the problem, the peak memory.
-_NULLABLE_TASK = (TaskRow._fields.index("problem"), TaskRow._fields.index("peak_memory_bytes"))
+#: A task row's places (after the run id) often None or one text in all of a statement's rows.
+_CONSTANT_TASK = tuple(
+    TaskRow._fields.index(name)
+    for name in ("backend", "status", "message", "verdict", "problem", "host", "peak_memory_bytes")
+)
+#: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
+#: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
+#: not across statements would prepare one a statement).
+_STATEMENTS = 32
 
 #: `task_to_sql` unpacks a row by position: the fields it names, in `TaskRow`'s order.
 _ROW_ORDER = (
@@ -164,27 +173,51 @@ def insert_rows(
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
 
 
-def drop_null_columns(flat: list[Any], width: int, nullable: Sequence[int]) -> tuple[int, ...]:
+def sql_literal(value: Any) -> str | None:
+    """`value` as an SQL literal that stores exactly what binding it stores: `NULL` for None,
+    a str of printable ASCII quoted (a quote doubled); None for any other value (an int or a
+    float is bound: it costs little, and a literal could change its type)."""
+    if value is None:
+        return "NULL"
+    if type(value) is str and value.isascii() and value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    return None
+
+
+def drop_constant_columns(
+    flat: list[Any], width: int, places: Sequence[int]
+) -> tuple[tuple[int, str], ...]:
     """Delete from `flat` (rows of `width` values one after the other) each column of
-    `nullable` (places in a row, rising) that is None in every row; gives the places deleted,
-    which the caller's statement writes as `NULL` (`values_sql`).
+    `places` (places in a row, rising) that holds one value in every row, None or a str
+    that `sql_literal` writes; gives each place deleted with its literal, which the caller's
+    statement writes instead of a `?` (`values_sql`).
 
     sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
-    the adapter for None registered above called: about 1,200 instructions), against the few
-    dozen an int costs; a NULL written in the statement binds nothing. Stored, the two are
-    the same NULL. A task row of a sound answer has two (its problem, its peak memory when
-    none is measured), a puzzle row of a plain line three (no box, no expected answer)."""
+    the adapter for None registered above called: about 1,200 instructions) and a str by
+    copying it into SQLite (about 800, its mutex taken twice), against none for a literal of
+    a statement prepared once. Stored, the two are the same. A task row of a sound answer
+    has two Nones (its problem, its peak memory when none is measured) and five texts its
+    run's rows share (the backend, the status, the empty message, the verdict, the host);
+    a puzzle row of a plain line three Nones (no box, no expected answer) and its
+    collection."""
     n = len(flat) // width
-    gone = tuple(c for c in nullable if flat[c::width].count(None) == n)
-    for k, c in enumerate(reversed(gone)):  # the highest first: the lower keep their places
-        del flat[c :: width - k]
-    return gone
+    gone = []
+    for place in places:
+        value = flat[place]
+        if flat[place::width].count(value) == n and (literal := sql_literal(value)):
+            gone.append((place, literal))
+    for k, (place, _) in enumerate(reversed(gone)):  # the highest first: the lower stay put
+        del flat[place :: width - k]
+    return tuple(gone)
 
 
-def values_sql(into: str, first: str, width: int, nulls: Sequence[int], rows: int) -> str:
+def values_sql(
+    into: str, first: str, width: int, literals: Sequence[tuple[int, str]], rows: int
+) -> str:
     """`{into} VALUES (...), ...` of `rows` rows: each `first` (a literal of the statement,
-    as the run id) and `width` values, a `?` each but `NULL` at the places of `nulls`."""
-    one = "(" + ", ".join([first, *("NULL" if c in nulls else "?" for c in range(width))]) + ")"
+    as the run id) and `width` values, a `?` each but the `literals` (place, SQL) given."""
+    written = dict(literals)
+    one = "(" + ", ".join([first, *(written.get(c, "?") for c in range(width))]) + ")"
     return into + " VALUES " + ", ".join([one] * rows)
 
 
@@ -309,24 +342,30 @@ class TaskWriter:
 
     def _insert_values(self) -> None:
         """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement, the run id a literal of the statement (an int: nothing to escape), a
-        column that is None in every row of a statement written as NULL
-        (`drop_null_columns`: a sound answer's problem, a peak not measured)."""
+        statement, the run id a literal of the statement (an int: nothing to escape), and
+        a column of one None or text in every row of a statement a literal too
+        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
+        backend, status, message, verdict and host its run's rows share)."""
         values = self.pending_values
         if not values:
             return
-        per = max(1, VALUES_PER_INSERT // WIDTH)
-        step = per * WIDTH
+        step = max(1, VALUES_PER_INSERT // WIDTH) * WIDTH
         statements = self._statements
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
         for start in range(0, len(values), step):
             chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
-            nulls = drop_null_columns(chunk, WIDTH, _NULLABLE_TASK)
-            key = (nulls, len(chunk) // (WIDTH - len(nulls)))  # (the rows)
-            sql = statements.get(key)
+            rows = len(chunk) // WIDTH
+            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK)
+            sql = statements.get((literals, rows))
+            if sql is None and len(statements) >= _STATEMENTS:
+                chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
+                literals = tuple(x for x in literals if x[1] == "NULL")
+                drop_constant_columns(chunk, WIDTH, [place for place, _ in literals])
+                sql = statements.get((literals, rows))
             if sql is None:
-                sql = statements[key] = values_sql(into, str(int(self.run_id)), WIDTH, *key)
+                sql = values_sql(into, str(int(self.run_id)), WIDTH, literals, rows)
+                statements[literals, rows] = sql
             execute(sql, chunk)
 
     def close(self) -> None:
