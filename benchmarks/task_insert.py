@@ -27,6 +27,7 @@ from sudokubench.harness.pool.batch import WIDTH, to_columns
 from sudokubench.harness.schema import SCHEMA
 from sudokubench.harness.store_write import (
     _CONSTANT_TASK,
+    _INTEGER_TASK,
     TASK_COLUMNS,
     VALUES_PER_INSERT,
     drop_constant_columns,
@@ -75,7 +76,7 @@ def insert_literals(db, table: str, columns: str, values: list[object], width: i
         for start in range(0, len(values), step):
             chunk = values[start : start + step]
             rows = len(chunk) // width
-            literals = drop_constant_columns(chunk, width, _CONSTANT_TASK)
+            literals = drop_constant_columns(chunk, width, _CONSTANT_TASK, _INTEGER_TASK)
             db.execute(values_sql(into, "1", width, literals, rows), chunk)
 
 

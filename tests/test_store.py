@@ -181,6 +181,10 @@ def test_drop_constant_columns_deletes_the_columns_of_one_none_or_text_in_every_
     flat = [0, 1.5, "é", "a\x00", "", 0, 1.5, "é", "a\x00", ""]
     assert drop_constant_columns(flat, 5, range(5)) == ((4, "''"),)
     assert flat == [0, 1.5, "é", "a\x00", 0, 1.5, "é", "a\x00"]
+    # an int where the column is INTEGER (1, 1.0, True store the same 1 there), in range
+    flat = [1, 2**62, -3, "x", 1.0, 2**62, -3, "x", True, 2**62, -3, "x"]
+    assert drop_constant_columns(flat, 4, range(4), {0, 1, 2}) == ((0, "1"), (2, "-3"), (3, "'x'"))
+    assert flat == [2**62, 2**62, 2**62]
     assert [sql_literal(v) for v in (None, "x", 1, 1.0, True, b"x", "\n")] == [
         "NULL", "'x'", None, None, None, None, None,
     ]  # fmt: skip
@@ -208,6 +212,9 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
         rows[k] = rows[k]._replace(message="it's", verdict="=1 é")
     rows[per - 1] = rows[per - 1]._replace(status="timeout", message="", backend="native")
     rows[3 * per + 2] = rows[3 * per + 2]._replace(host="elsewhere")
+    rows[2 * per + 9] = rows[2 * per + 9]._replace(count=2, exhaustive=False, limit=5, sample=3)
+    for k in range(3 * per, len(rows)):  # (a statement's rows of one limit, count, sample)
+        rows[k] = rows[k]._replace(limit=3, count=1, sample=7)
     sql = [task_to_sql(1, r) for r in rows]
     with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
         run_id = flat.new_run({}, {})

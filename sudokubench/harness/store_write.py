@@ -19,7 +19,7 @@ import json.encoder
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sudokubench.errors import StoreError
@@ -125,7 +125,14 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
 #: A task row's places (after the run id) often None or one text in all of a statement's rows.
 _CONSTANT_TASK = tuple(
     TaskRow._fields.index(name)
-    for name in ("backend", "status", "message", "verdict", "problem", "host", "peak_memory_bytes")
+    for name in (
+        "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
+        "valid", "problem", "host", "peak_memory_bytes",
+    )
+)  # fmt: skip
+#: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
+_INTEGER_TASK = frozenset(
+    TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
 )
 #: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
 #: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
@@ -185,12 +192,14 @@ def sql_literal(value: Any) -> str | None:
 
 
 def drop_constant_columns(
-    flat: list[Any], width: int, places: Sequence[int]
+    flat: list[Any], width: int, places: Sequence[int], integers: Collection[int] = ()
 ) -> tuple[tuple[int, str], ...]:
     """Delete from `flat` (rows of `width` values one after the other) each column of
     `places` (places in a row, rising) that holds one value in every row, None or a str
-    that `sql_literal` writes; gives each place deleted with its literal, which the caller's
-    statement writes instead of a `?` (`values_sql`).
+    that `sql_literal` writes, or at the places of `integers` (columns of INTEGER affinity,
+    where 1, 1.0 and True all store the integer 1) an int well within 64 bits; gives each
+    place deleted with its literal, which the caller's statement writes instead of a `?`
+    (`values_sql`).
 
     sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
     the adapter for None registered above called: about 1,200 instructions) and a str by
@@ -204,7 +213,11 @@ def drop_constant_columns(
     gone = []
     for place in places:
         value = flat[place]
-        if flat[place::width].count(value) == n and (literal := sql_literal(value)):
+        if flat[place::width].count(value) != n:
+            continue
+        if place in integers and type(value) is int and -(2**62) < value < 2**62:
+            gone.append((place, str(value)))
+        elif literal := sql_literal(value):
             gone.append((place, literal))
     for k, (place, _) in enumerate(reversed(gone)):  # the highest first: the lower stay put
         del flat[place :: width - k]
@@ -345,7 +358,8 @@ class TaskWriter:
         statement, the run id a literal of the statement (an int: nothing to escape), and
         a column of one None or text in every row of a statement a literal too
         (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
-        backend, status, message, verdict and host its run's rows share)."""
+        backend, status, message, verdict and host its run's rows share, and the ints of
+        the limit, sample, count and flags)."""
         values = self.pending_values
         if not values:
             return
@@ -356,7 +370,7 @@ class TaskWriter:
         for start in range(0, len(values), step):
             chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
             rows = len(chunk) // WIDTH
-            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK)
+            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
                 chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
