@@ -8,7 +8,9 @@ The rows are those a worker sends for `native`'s answers (`pool/batch.py`'s flat
 inserted as `TaskWriter.add_values` inserts them (`VALUES_PER_INSERT` values a statement, the
 run id in the statement), committed every 400 rows, into a new database file each round,
 the two tables (and the lean one `WITHOUT ROWID`) in turn. It tells whether a schema without
-the puzzle repeated on every task row would pay.
+the puzzle repeated on every task row would pay. The schema's table is filled twice: every
+value bound, and as `TaskWriter` writes it now, a column of one None or text in a statement's
+rows written as a literal (`store_write.drop_constant_columns`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from _common import harness_setup
 from sudokubench.harness.pool import Task, run_task
 from sudokubench.harness.pool.batch import WIDTH, to_columns
 from sudokubench.harness.schema import SCHEMA
-from sudokubench.harness.store_write import TASK_COLUMNS, VALUES_PER_INSERT
+from sudokubench.harness.store_write import (
+    _CONSTANT_TASK,
+    _INTEGER_TASK,
+    TASK_COLUMNS,
+    VALUES_PER_INSERT,
+    drop_constant_columns,
+    values_sql,
+)
 from sudokubench.solvers import get_backend
 
 #: Rows a commit, about what a fast run's writer commits at once.
@@ -58,6 +67,19 @@ def insert(db, table: str, columns: str, values: list[object], width: int) -> No
             db.execute(into + ", ".join([one] * ((len(values) - whole) // width)), values[whole:])
 
 
+def insert_literals(db, table: str, columns: str, values: list[object], width: int) -> None:
+    """`TaskWriter._insert_values` as it is: the constant columns as literals."""
+    per = VALUES_PER_INSERT // width
+    step = per * width
+    into = f"INSERT OR REPLACE INTO {table} (run_id, {columns})"
+    with db:
+        for start in range(0, len(values), step):
+            chunk = values[start : start + step]
+            rows = len(chunk) // width
+            literals = drop_constant_columns(chunk, width, _CONSTANT_TASK, _INTEGER_TASK)
+            db.execute(values_sql(into, "1", width, literals, rows), chunk)
+
+
 def main() -> None:
     """Measure and print each table's CPU a row."""
     import sqlite3
@@ -75,6 +97,7 @@ def main() -> None:
     lean_table = lean_table.replace("    puzzle_id TEXT NOT NULL,\n    puzzle TEXT NOT NULL,\n", "")
     kinds = {
         "the schema's table": (SCHEMA, "tasks", TASK_COLUMNS, full, WIDTH),
+        "the schema's table, literals": (SCHEMA, "tasks", TASK_COLUMNS, full, WIDTH),
         "lean": (lean_table, "lean", lean_columns, lean, len(kept)),
         "lean, WITHOUT ROWID": (
             lean_table.replace("lean", "lean_nr").replace(");", ") WITHOUT ROWID;"),
@@ -88,7 +111,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(opts.rounds):
             for kind, (script, name, columns, values, width) in kinds.items():
-                db = sqlite3.connect(Path(tmp) / f"{r}-{name}.sqlite")
+                db = sqlite3.connect(Path(tmp) / f"{r}-{name}-{len(cpu[kind])}{kind[-1]}.sqlite")
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
                 db.executescript(script)
@@ -99,10 +122,9 @@ def main() -> None:
                     )
                     db.commit()
                 start = time.process_time()
+                how = insert_literals if kind.endswith("literals") else insert
                 for first in range(0, n, COMMIT):
-                    insert(
-                        db, name, columns, values[first * width : (first + COMMIT) * width], width
-                    )
+                    how(db, name, columns, values[first * width : (first + COMMIT) * width], width)
                 cpu[kind].append((time.process_time() - start) / n * 1e6)
                 db.close()
     for kind, times in cpu.items():

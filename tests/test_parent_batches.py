@@ -210,3 +210,26 @@ def test_take_outcomes_is_from_wire_in_turn_and_stops_at_a_bad_one():
     assert not in_flight and [o.task for o in found] == planned
     with pytest.raises(ProtocolError, match="no task was in flight"):
         take_outcomes(in_flight, [to_wire(sent[0], True)], found)
+
+
+def test_a_batch_of_tasks_is_pickled_for_the_worker_as_connection_send_would():
+    # `WorkerHandle.send`'s pickle (no memo, no ForkingPickler) reads back as the tasks were,
+    # a repeated str included, through the worker's end of a real pipe
+    import multiprocessing
+
+    from sudokubench.harness.pool.handle import tasks_pickle
+
+    tasks = [
+        tuple(Task(k, f"t:{k}", TELEGRAM, "3x3" if k % 2 else None, "fast", 2, 0.5 * k, k))
+        for k in range(40)
+    ]
+    parent, child = multiprocessing.Pipe()
+    try:
+        parent.send_bytes(tasks_pickle(tasks))
+        got = child.recv()
+    finally:
+        parent.close()
+        child.close()
+    assert got == tasks
+    assert [list(map(type, t)) for t in got] == [list(map(type, t)) for t in tasks]
+    assert Task(*got[3]) == Task(*tasks[3])

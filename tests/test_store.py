@@ -10,7 +10,14 @@ import pytest
 from support import TELEGRAM_SOLUTION
 
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
-from sudokubench.harness.store_write import VALUES_PER_INSERT, stats_json
+from sudokubench.harness.store_write import (
+    VALUES_PER_INSERT,
+    drop_constant_columns,
+    insert_rows,
+    sql_literal,
+    stats_json,
+    task_to_sql,
+)
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 SOLUTION = TELEGRAM_SOLUTION
@@ -161,6 +168,111 @@ def test_many_rows_are_stored_whole_across_statements_of_many_rows(store):
     puzzles = [PuzzleRow(f"p.txt:{k}", k, "p", PUZZLE) for k in range(2 * per_puzzle + 3)]
     first = store.new_run({}, {}, [*puzzles, puzzles[4]._replace(collection="later")])
     assert store.puzzles(first) == puzzles
+
+
+def test_drop_constant_columns_deletes_the_columns_of_one_none_or_text_in_every_row():
+    flat = [1, None, "a", None, 2, None, "b", 7, 3, None, None, None]  # 3 rows of 4
+    assert drop_constant_columns(flat, 4, (1, 2, 3)) == ((1, "NULL"),)  # (2, 3: not one value)
+    assert flat == [1, "a", None, 2, "b", 7, 3, None, None]
+    flat = [1, None, "it's", 2, None, "it's"]
+    assert drop_constant_columns(flat, 3, (1, 2)) == ((1, "NULL"), (2, "'it''s'"))
+    assert flat == [1, 2]
+    # an int, a float, a text not printable ASCII: bound (a literal could change them)
+    flat = [0, 1.5, "é", "a\x00", "", 0, 1.5, "é", "a\x00", ""]
+    assert drop_constant_columns(flat, 5, range(5)) == ((4, "''"),)
+    assert flat == [0, 1.5, "é", "a\x00", 0, 1.5, "é", "a\x00"]
+    # an int where the column is INTEGER (1, 1.0, True store the same 1 there), in range
+    flat = [1, 2**62, -3, "x", 1.0, 2**62, -3, "x", True, 2**62, -3, "x"]
+    assert drop_constant_columns(flat, 4, range(4), {0, 1, 2}) == ((0, "1"), (2, "-3"), (3, "'x'"))
+    assert flat == [2**62, 2**62, 2**62]
+    assert [sql_literal(v) for v in (None, "x", 1, 1.0, True, b"x", "\n")] == [
+        "NULL", "'x'", None, None, None, None, None,
+    ]  # fmt: skip
+
+
+def _stored(db: sqlite3.Connection, table: str, order: str) -> list[tuple]:
+    """Every row of `table` with each value's SQLite type (a NULL written in the statement
+    and a None bound must read back the same)."""
+    columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+    kinds = ", ".join(f'"{c}", typeof("{c}")' for c in columns if c != "run_id")
+    return db.execute(f"SELECT {kinds} FROM {table} ORDER BY {order}").fetchall()
+
+
+def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
+    # `add_values`' statements write a column None in each of their rows as NULL: the rows
+    # read back exactly as those stored a tuple a row (`insert_rows`), NULL and types alike,
+    # whichever statements hold a problem or a peak memory (47 rows a statement).
+    per = VALUES_PER_INSERT // len(TaskRow._fields)
+    rows = [row(k, wall_s=k / 7, peak_memory_bytes=None) for k in range(3 * per + 11)]
+    rows[per + 3] = rows[per + 3]._replace(valid=False, problem="solution 1 is wrong")
+    rows[2 * per + 5] = rows[2 * per + 5]._replace(peak_memory_bytes=2**40 + 3)
+    rows[3 * per + 1] = rows[3 * per + 1]._replace(problem="", peak_memory_bytes=0)
+    # texts a statement's rows share but one (a quote, one not ASCII, a status apart)
+    for k in range(per, 2 * per):
+        rows[k] = rows[k]._replace(message="it's", verdict="=1 é")
+    rows[per - 1] = rows[per - 1]._replace(status="timeout", message="", backend="native")
+    rows[3 * per + 2] = rows[3 * per + 2]._replace(host="elsewhere")
+    rows[2 * per + 9] = rows[2 * per + 9]._replace(count=2, exhaustive=False, limit=5, sample=3)
+    for k in range(3 * per, len(rows)):  # (a statement's rows of one limit, count, sample)
+        rows[k] = rows[k]._replace(limit=3, count=1, sample=7)
+    sql = [task_to_sql(1, r) for r in rows]
+    with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
+        run_id = flat.new_run({}, {})
+        assert run_id == plain.new_run({}, {}) == 1
+        with flat.writer(run_id, every=10**6, seconds=3600) as writer:
+            writer.add_values([v for values in sql[:100] for v in values[1:]])
+            writer.add_values([v for values in sql[100:] for v in values[1:]])
+        with plain.db:
+            insert_rows(plain.db, "INTO tasks", len(sql[0]), sql)
+        assert list(flat.tasks(run_id)) == rows
+        assert _stored(flat.db, "tasks", "task_id") == _stored(plain.db, "tasks", "task_id")
+        nulls = flat.db.execute("SELECT COUNT(*) FROM tasks WHERE problem IS NULL").fetchone()
+        assert nulls == (len(rows) - 2,)
+
+
+def test_flat_task_rows_with_a_text_of_their_own_a_statement_store_whole(tmp_path):
+    # each statement's rows share a message no other shares: past the writer's few kept
+    # statements, the texts are bound and the NULLs still written (the rows the same)
+    per = VALUES_PER_INSERT // len(TaskRow._fields)
+    rows = [row(k, message=f"m{k // per}", host=f"h{k // per}") for k in range(40 * per)]
+    rows[-1] = rows[-1]._replace(problem="wrong", valid=False)
+    sql = [task_to_sql(1, r) for r in rows]
+    with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
+        run_id = flat.new_run({}, {})
+        plain.new_run({}, {})
+        with flat.writer(run_id, every=10**6, seconds=3600) as writer:
+            writer.add_values([v for values in sql for v in values[1:]])
+            assert len(writer._statements) <= 40
+        with plain.db:
+            insert_rows(plain.db, "INTO tasks", len(sql[0]), sql)
+        assert list(flat.tasks(run_id)) == rows
+        assert _stored(flat.db, "tasks", "task_id") == _stored(plain.db, "tasks", "task_id")
+    puzzles = [PuzzleRow(f"p:{k}", k, f"c{k // 142}", PUZZLE) for k in range(30 * 142)]
+    with Store(tmp_path / "p.sqlite") as lists:
+        assert lists.puzzles(lists.new_run({}, {}, puzzles)) == puzzles
+
+
+def test_puzzle_rows_store_as_one_by_one_with_their_nulls(tmp_path):
+    # A statement's column None in all its rows is written NULL: the puzzles read back as the
+    # rows inserted one statement each, NULLs and types alike.
+    per = VALUES_PER_INSERT // (1 + len(PuzzleRow._fields))
+    puzzles = [PuzzleRow(f"p.txt:{k}", k, "p", PUZZLE) for k in range(3 * per + 5)]
+    puzzles[per + 2] = puzzles[per + 2]._replace(box="3x3")
+    puzzles[2 * per + 7] = puzzles[2 * per + 7]._replace(expected_count=0)
+    puzzles[3 * per] = puzzles[3 * per]._replace(expected_solution=SOLUTION, box="")
+    for k in range(per, 2 * per):
+        puzzles[k] = puzzles[k]._replace(collection="o'clock é" if k % 2 else "o'clock")
+    puzzles[2 * per + 1] = puzzles[2 * per + 1]._replace(collection="q")
+    with Store(tmp_path / "lists.sqlite") as lists, Store(tmp_path / "rows.sqlite") as plain:
+        run_id = lists.new_run({}, {}, puzzles)
+        assert run_id == plain.new_run({}, {}) == 1
+        with plain.db:
+            plain.db.executemany(
+                "INSERT INTO puzzles VALUES (1, ?, ?, ?, ?, ?, ?, ?)", map(tuple, puzzles)
+            )
+        assert lists.puzzles(run_id) == puzzles
+        order = "position"
+        assert _stored(lists.db, "puzzles", order) == _stored(plain.db, "puzzles", order)
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ from sudokubench.harness.store_write import (
     TASK_COLUMNS,
     VALUES_PER_INSERT,
     TaskWriter,
+    drop_constant_columns,
     refused,
+    values_sql,
 )
 
 __all__ = [
@@ -66,6 +68,14 @@ _RUN_COLUMNS = ", ".join(RUN_FIELDS)
 _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 #: Puzzle rows inserted by one statement: as many as `VALUES_PER_INSERT` values allow.
 _PUZZLES_PER_INSERT = VALUES_PER_INSERT // len(PuzzleRow._fields)
+#: Statements `_insert_puzzle_lists` keeps with literals (then binds every value of another).
+_STATEMENTS = 16
+#: A puzzle row's places that a plain line's rows share: the collection, None for the box and
+#: the expected answer.
+_CONSTANT_PUZZLE = tuple(
+    PuzzleRow._fields.index(name)
+    for name in ("collection", "box", "expected_count", "expected_solution")
+)
 
 
 class Store:
@@ -316,21 +326,33 @@ class Store:
         """Insert the rows of every list (kept where a row of the run has its id already),
         `_PUZZLES_PER_INSERT` to a statement whatever the lists' lengths: each row's values
         bound, the run's id written in the statement (a row's values are then its own fields
-        in one flat list, made in C)."""
-        one = f"({int(run_id)}, " + ", ".join("?" * len(PuzzleRow._fields)) + ")"
-        into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS}) VALUES "
+        in one flat list, made in C), and a column of one value in every row of a statement (a
+        plain line's collection, no box, no expected answer) written as its literal
+        (`drop_constant_columns`; a few distinct statements at most, kept)."""
+        width = len(PuzzleRow._fields)
+        into = f"INSERT OR IGNORE INTO puzzles (run_id, {_PUZZLE_COLUMNS})"
+        first = str(int(run_id))
         per = _PUZZLES_PER_INSERT
-        many = into + ", ".join([one] * per)
+        statements: dict[tuple[tuple[int, ...], int], str] = {}
         execute, flat = self.db.execute, itertools.chain.from_iterable
         held: Sequence[PuzzleRow] = []
         for found in lists:
             rows = [*held, *found] if held else found
             whole = len(rows) - len(rows) % per
             for at in range(0, whole, per):
-                execute(many, list(flat(rows[at : at + per])))
+                values = list(flat(rows[at : at + per]))
+                literals = drop_constant_columns(values, width, _CONSTANT_PUZZLE)
+                sql = statements.get(literals)
+                if sql is None:
+                    if len(statements) >= _STATEMENTS:  # (collections many and mixed)
+                        values = list(flat(rows[at : at + per]))
+                        literals = ()
+                    sql = statements.get(literals) or values_sql(into, first, width, literals, per)
+                    statements[literals] = sql
+                execute(sql, values)
             held = rows[whole:]
         if held:
-            self.db.executemany(into + one, held)
+            self.db.executemany(values_sql(into, first, width, (), 1), held)
 
     def puzzles(self, run_id: int) -> list[PuzzleRow]:
         """The puzzles of a run in input order (`ordered_puzzles` reads them a few at a time)."""

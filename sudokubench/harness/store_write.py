@@ -19,7 +19,7 @@ import json.encoder
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sudokubench.errors import StoreError
@@ -29,10 +29,13 @@ __all__ = [
     "TASK_COLUMNS",
     "VALUES_PER_INSERT",
     "TaskWriter",
+    "drop_constant_columns",
     "insert_rows",
     "solutions_json",
+    "sql_literal",
     "stats_json",
     "task_to_sql",
+    "values_sql",
 ]
 
 #: Most values bound in one INSERT of several rows (SQLite before 3.32 allows 999).
@@ -119,6 +122,23 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
     )  # fmt: skip
 
 
+#: A task row's places (after the run id) often None or one text in all of a statement's rows.
+_CONSTANT_TASK = tuple(
+    TaskRow._fields.index(name)
+    for name in (
+        "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
+        "valid", "problem", "host", "peak_memory_bytes",
+    )
+)  # fmt: skip
+#: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
+_INTEGER_TASK = frozenset(
+    TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
+)
+#: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
+#: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
+#: not across statements would prepare one a statement).
+_STATEMENTS = 32
+
 #: `task_to_sql` unpacks a row by position: the fields it names, in `TaskRow`'s order.
 _ROW_ORDER = (
     "task_id", "puzzle_id", "puzzle", "backend", "limit", "timeout", "sample", "status", "count",
@@ -160,6 +180,60 @@ def insert_rows(
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
 
 
+def sql_literal(value: Any) -> str | None:
+    """`value` as an SQL literal that stores exactly what binding it stores: `NULL` for None,
+    a str of printable ASCII quoted (a quote doubled); None for any other value (an int or a
+    float is bound: it costs little, and a literal could change its type)."""
+    if value is None:
+        return "NULL"
+    if type(value) is str and value.isascii() and value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    return None
+
+
+def drop_constant_columns(
+    flat: list[Any], width: int, places: Sequence[int], integers: Collection[int] = ()
+) -> tuple[tuple[int, str], ...]:
+    """Delete from `flat` (rows of `width` values one after the other) each column of
+    `places` (places in a row, rising) that holds one value in every row, None or a str
+    that `sql_literal` writes, or at the places of `integers` (columns of INTEGER affinity,
+    where 1, 1.0 and True all store the integer 1) an int well within 64 bits; gives each
+    place deleted with its literal, which the caller's statement writes instead of a `?`
+    (`values_sql`).
+
+    sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
+    the adapter for None registered above called: about 1,200 instructions) and a str by
+    copying it into SQLite (about 800, its mutex taken twice), against none for a literal of
+    a statement prepared once. Stored, the two are the same. A task row of a sound answer
+    has two Nones (its problem, its peak memory when none is measured) and five texts its
+    run's rows share (the backend, the status, the empty message, the verdict, the host);
+    a puzzle row of a plain line three Nones (no box, no expected answer) and its
+    collection."""
+    n = len(flat) // width
+    gone = []
+    for place in places:
+        value = flat[place]
+        if flat[place::width].count(value) != n:
+            continue
+        if place in integers and type(value) is int and -(2**62) < value < 2**62:
+            gone.append((place, str(value)))
+        elif literal := sql_literal(value):
+            gone.append((place, literal))
+    for k, (place, _) in enumerate(reversed(gone)):  # the highest first: the lower stay put
+        del flat[place :: width - k]
+    return tuple(gone)
+
+
+def values_sql(
+    into: str, first: str, width: int, literals: Sequence[tuple[int, str]], rows: int
+) -> str:
+    """`{into} VALUES (...), ...` of `rows` rows: each `first` (a literal of the statement,
+    as the run id) and `width` values, a `?` each but the `literals` (place, SQL) given."""
+    written = dict(literals)
+    one = "(" + ", ".join([first, *(written.get(c, "?") for c in range(width))]) + ")"
+    return into + " VALUES " + ", ".join([one] * rows)
+
+
 def refused(path: object, exc: sqlite3.Error) -> StoreError:
     """The one line for a write the database refused: locked past the busy timeout, a full
     disk, a read-only file, or whatever SQLite said."""
@@ -197,6 +271,8 @@ class TaskWriter:
         self.pending_values: list[Any] = []  # (`add_values`: rows flat, `WIDTH` values each)
         self.last = time.monotonic()
         self.lock = threading.Lock()
+        #: `_insert_values`' statements by the columns written NULL and the rows.
+        self._statements: dict[tuple[tuple[int, ...], int], str] = {}
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
         self.thread.start()
@@ -279,22 +355,32 @@ class TaskWriter:
 
     def _insert_values(self) -> None:
         """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement, the run id a literal of the statement (an int: nothing to escape)."""
+        statement, the run id a literal of the statement (an int: nothing to escape), and
+        a column of one None or text in every row of a statement a literal too
+        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
+        backend, status, message, verdict and host its run's rows share, and the ints of
+        the limit, sample, count and flags)."""
         values = self.pending_values
         if not values:
             return
-        one = f"({int(self.run_id)}, " + ", ".join("?" * WIDTH) + ")"
-        into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS}) VALUES "
-        per = max(1, VALUES_PER_INSERT // WIDTH)
-        step = per * WIDTH
-        whole = len(values) - len(values) % step
-        if whole:
-            many = into + ", ".join([one] * per)
-            for start in range(0, whole, step):
-                self.db.execute(many, values[start : start + step])
-        if whole < len(values):
-            rest = (len(values) - whole) // WIDTH
-            self.db.execute(into + ", ".join([one] * rest), values[whole:])
+        step = max(1, VALUES_PER_INSERT // WIDTH) * WIDTH
+        statements = self._statements
+        into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
+        execute = self.db.execute
+        for start in range(0, len(values), step):
+            chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
+            rows = len(chunk) // WIDTH
+            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
+            sql = statements.get((literals, rows))
+            if sql is None and len(statements) >= _STATEMENTS:
+                chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
+                literals = tuple(x for x in literals if x[1] == "NULL")
+                drop_constant_columns(chunk, WIDTH, [place for place, _ in literals])
+                sql = statements.get((literals, rows))
+            if sql is None:
+                sql = values_sql(into, str(int(self.run_id)), WIDTH, literals, rows)
+                statements[literals, rows] = sql
+            execute(sql, chunk)
 
     def close(self) -> None:
         """Stop the background thread and commit what is left."""
