@@ -91,9 +91,15 @@ def __getattr__(name: str) -> Any:
         for export, module in _SOURCES.items():
             globals()[export] = getattr(importlib.import_module(module), export)
         return globals()[name]
+    return submodule(__name__, name)
+
+
+def submodule(package: str, name: str) -> Any:
+    """`package`'s submodule `name`, imported now (a package's lazy `__getattr__`); an
+    AttributeError, as for any missing attribute, when there is no such module."""
     try:
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{package}.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
+        if exc.name != f"{package}.{name}":
             raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        raise AttributeError(f"module {package!r} has no attribute {name!r}") from None

@@ -55,9 +55,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f"{__name__}.{_SOURCES[name]}"), name)
         globals()[name] = value
         return value
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    from sudokubench.harness import submodule
+
+    return submodule(__name__, name)
