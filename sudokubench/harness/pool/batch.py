@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain, compress, repeat
 from json.encoder import encode_basestring_ascii
-from operator import add, attrgetter, is_, itemgetter, le, mul, not_, truediv
+from operator import is_, itemgetter, le, mul, not_, truediv
 from types import MappingProxyType
 from typing import Any
 
@@ -130,9 +130,10 @@ _AT_LEAST = ("?", *(f">={n}" for n in range(1, 64)))
 @lru_cache(maxsize=64)
 def _stats_form(keys: tuple[Any, ...], wait: bool) -> tuple[Any, ...] | None:
     """How a task's stats of these keys (a backend's, then `cpu_s`, and `cpu_wait_s` when
-    `wait`) go into the columns: (the stats' JSON text as one format string of their values,
-    each `%r`: an int's and a finite float's `repr` are the JSON encoder's text; the values a
-    task, the place of `cpu_s`, of `cpu_wait_s` or None, the effort's kind and place).
+    `wait`) go into the columns: (the stats' JSON text as one format string of their values'
+    texts, each `%s` of the value's `repr`: an int's and a finite float's `repr` are the JSON
+    encoder's text; the values a task, the place of `cpu_s`, of `cpu_wait_s` or None, the
+    effort's kind and place).
     None when the keys are not what `guard.sanitize` keeps as they are (a plain `str` of at
     most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name the
     worker's two (which `_checked` would then set in their place)."""
@@ -141,7 +142,7 @@ def _stats_form(keys: tuple[Any, ...], wait: bool) -> tuple[Any, ...] | None:
     names = (*keys, _CPU_KEY, _WAIT_KEY) if wait else (*keys, _CPU_KEY)
     if len(set(names)) != len(names) or len(names) > STATS_ENTRIES:
         return None
-    form = ", ".join(encode_basestring_ascii(key).replace("%", "%%") + ": %r" for key in names)
+    form = ", ".join(encode_basestring_ascii(key).replace("%", "%%") + ": %s" for key in names)
     kind, place = next(
         ((k, names.index(key)) for k, key in enumerate(EFFORT_KEYS) if key in names),
         (NO_EFFORT, None),
@@ -173,7 +174,7 @@ def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
 def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     # A column at a time: each test and value a C call over the batch (`map`, `zip`, `set`,
     # `count`, slices), no Python step a task but where an answer is unusual (unsatisfiable,
-    # several solutions, a count of 64 or more).
+    # several solutions, a count of 64 or more, a value whose text is not yet known).
     n = len(done)
     tasks, puzzles, timeds, failures, peaks, waits_s = zip(*done, strict=True)
     if failures.count(None) != n:
@@ -181,15 +182,16 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     answers, encodes, solves, cpus_s, _ = zip(*timeds, strict=True)
     if set(map(type, answers)) != _RESULT:
         return None
+    # (a SolveResult's fields are its dict's: read there, not through its class)
     statuses, solutions, counts, exhaustives, stats, messages, own_encode, own_solve = zip(
-        *map(_ANSWER, answers), strict=True
+        *map(_ANSWER, map(vars, answers)), strict=True
     )
     if any(own_encode) or any(own_solve):
         return None  # (a result with times of its own, which `stamp` would copy)
     shape = puzzles[0].shape
     size = shape.cells
     if not (
-        all(map(is_, map(_SHAPE, puzzles), repeat(shape)))
+        all(map(is_, map(_SHAPE, map(vars, puzzles)), repeat(shape)))
         and set(map(type, counts)) == _INT
         and set(map(type, exhaustives)) == _BOOL
         and set(map(type, solutions)) == _TUPLE
@@ -224,13 +226,12 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         if found.count(0) != n - n_solved:
             return None  # (a SOLVED answer with no solution)
     grids = list(chain.from_iterable(solutions))
-    if grids and not (
-        set(map(type, grids)) == _GRID and all(map(is_, map(_SHAPE, grids), repeat(shape)))
-    ):
-        return None
-    cells = list(map(_CELLS, grids))
-    if grids and set(map(len, cells)) != {size}:
-        return None
+    if grids:
+        if set(map(type, grids)) != _GRID:
+            return None
+        shapes, cells = zip(*map(_SHAPE_CELLS, map(vars, grids)), strict=True)
+        if not (all(map(is_, shapes, repeat(shape))) and set(map(len, cells)) == {size}):
+            return None
     keys = tuple(stats[0])
     if list(map(tuple, stats)).count(keys) != n:
         return None  # (one set of keys a batch: one format string)
@@ -239,16 +240,9 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     if form is None:
         return None
     fmt, width, cpu_at, wait_at, kind, place = form
-    # each task's stats values, then its `cpu_s` and `cpu_wait_s` (as `worker._checked`
-    # rounds them), one task after another
-    cpus = list(map(truediv, map(round, map(mul, cpus_s, repeat(1e6))), repeat(1e6)))
-    own = map(tuple, map(_VALUES, stats))
-    if n_wait:
-        flat = list(chain.from_iterable(map(add, own, zip(cpus))))
-    else:
-        waits = list(map(truediv, map(round, map(mul, waits_s, repeat(1e6))), repeat(1e6)))
-        flat = list(chain.from_iterable(map(add, own, zip(cpus, waits, strict=True))))
-    # What `guard.sanitize` tests of each outcome, on the batch's columns.
+    # What `guard.sanitize` tests of each outcome, on the batch's columns: the times, the
+    # peaks, the stats' values (the backend's, then `cpu_s` and `cpu_wait_s` as
+    # `worker._checked` rounds them: `round` of a NaN or an infinity raises).
     times = list(chain.from_iterable(zip(encodes, solves, strict=True)))
     if not (set(map(type, times)) == _FLOAT and min(times) >= 0.0 and sum(times) < math.inf):
         return None  # (a NaN makes the sum NaN; an infinity, it)
@@ -258,17 +252,35 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     elif kinds != _NONE:
         return None
-    if flat:
-        total = sum(flat)
-        if not (
-            _NUMBERS.issuperset(map(type, flat))
-            and total == total
-            and min(flat) >= -_MAX_COUNT
-            and max(flat) <= _MAX_COUNT
-        ):
+    k_own = len(keys)
+    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (k_own a task)
+    own_kinds = set(map(type, own))
+    if own:
+        if own_kinds == _INT:
+            if not (min(own) >= -_MAX_COUNT and max(own) <= _MAX_COUNT):
+                return None
+        else:
+            total = sum(own)
+            if not (
+                _NUMBERS.issuperset(own_kinds)
+                and total == total
+                and min(own) >= -_MAX_COUNT
+                and max(own) <= _MAX_COUNT
+            ):
+                return None
+    cpu_us = list(map(round, map(mul, cpus_s, repeat(1e6))))
+    cpus = list(map(truediv, cpu_us, repeat(1e6)))
+    if not (min(cpus) >= -_MAX_COUNT and max(cpus) <= _MAX_COUNT):
+        return None
+    if n_wait:
+        waits: list[Any] = [None] * n
+    else:
+        wait_us = list(map(round, map(mul, waits_s, repeat(1e6))))
+        waits = list(map(truediv, wait_us, repeat(1e6)))
+        if not (min(waits) >= -_MAX_COUNT and max(waits) <= _MAX_COUNT):
             return None
     # Every answer checked, the batch at once.
-    lines = bytes(chain.from_iterable(cells))  # (a cell over 255 raises)
+    lines = b"".join(map(bytes, cells)) if grids else b""  # (a cell over 255 raises)
     if found.count(1) == n:  # (one solution an answer)
         givens = b"".join(map(_DIGIT_BYTES, puzzles))
     else:
@@ -286,7 +298,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
                     return None
             first += count
     # The texts: the solutions' canonical lines (`grid.solution_line`) as `solutions_json`
-    # makes them of checked ones, the stats' JSON (`stats_json`).
+    # makes them of checked ones, the stats' JSON (`stats_json`) from the values' texts.
     text_all = lines.translate(_LINE_BYTES).decode("latin-1")
     if not several and n_solved == n:  # (one solution an answer)
         joined = '"]\n["'.join([text_all[k : k + size] for k in range(0, len(text_all), size)])
@@ -302,7 +314,14 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
                 k = end
             else:
                 solutions_texts.append("[]")
-    stats_texts = ("\n".join([fmt] * n) % tuple(flat)).split("\n")
+    texts: list[Any] = [None] * (n * width)
+    own_texts = _texts(own, _INT_TEXTS) if own_kinds == _INT else list(map(repr, own))
+    for j in range(k_own):
+        texts[j::width] = own_texts[j::k_own]
+    texts[cpu_at::width] = _texts(cpu_us, _MICRO_TEXTS, cpus)
+    if wait_at is not None:
+        texts[wait_at::width] = _texts(wait_us, _MICRO_TEXTS, waits)
+    stats_texts = ("\n".join([fmt] * n) % tuple(texts)).split("\n")
     # The verdicts (`Verdict.text`) and the flags.
     if max(counts) < 64:
         if exhaustives.count(True) == n:
@@ -321,10 +340,9 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             for status, count, exhaustive in zip(statuses, counts, exhaustives, strict=True)
         ]
     if n_solved == n:
-        texts = [_SOLVED_TEXT] * n
+        status_texts = [_SOLVED_TEXT] * n
     else:
-        texts = [_SOLVED_TEXT if s else _UNSATISFIABLE_TEXT for s in solved]
-    flags = list(map(int, exhaustives))
+        status_texts = [_SOLVED_TEXT if s else _UNSATISFIABLE_TEXT for s in solved]
     # The rows, a column at a time (`to_columns`' order).
     ids, puzzle_ids, task_lines, _boxes, backends, _limits, timeouts, samples = zip(
         *tasks, strict=True
@@ -337,9 +355,9 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     values[4::WIDTH] = limits
     values[5::WIDTH] = timeouts
     values[6::WIDTH] = samples
-    values[7::WIDTH] = texts
+    values[7::WIDTH] = status_texts
     values[8::WIDTH] = counts
-    values[9::WIDTH] = flags
+    values[9::WIDTH] = list(map(int, exhaustives))
     values[10::WIDTH] = solutions_texts
     values[11::WIDTH] = encodes
     values[12::WIDTH] = solves
@@ -350,19 +368,37 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     values[17::WIDTH] = [1] * n  # valid (no problem; `problem` stays None)
     values[19::WIDTH] = [HOST] * n
     values[20::WIDTH] = peaks
-    cpus = flat[cpu_at::width]
-    waits = [None] * n if wait_at is None else flat[wait_at::width]
-    efforts = [_NAN] * n if place is None else list(map(float, flat[place::width]))
+    efforts = [_NAN] * n if place is None else list(map(float, own[place::k_own]))
     return (KIND, values, cpus, waits, bytes([kind]) * n, efforts)
+
+
+#: The texts (`repr`) of the ints the stats hold, and of the worker's `cpu_s` and
+#: `cpu_wait_s` by their microseconds, as `_texts` has met them (a few thousand at most).
+_INT_TEXTS: dict[int, str] = {}
+_MICRO_TEXTS: dict[int, str] = {}
+_TEXTS_KEPT = 1 << 14
+
+
+def _texts(keys: list[int], known: dict[int, str], values: list[Any] | None = None) -> list[str]:
+    """Each value's `repr` (`values`, else the keys themselves), looked up by its key in
+    `known` (one C call for the batch), the values not met before made and kept there."""
+    texts = list(map(known.get, keys))
+    if None in texts:
+        if len(known) > _TEXTS_KEPT:
+            known.clear()
+        made = keys if values is None else values
+        for k in compress(range(len(texts)), map(is_, texts, repeat(None))):
+            texts[k] = known[keys[k]] = repr(made[k])
+    return texts
 
 
 _RESULT, _GRID, _TUPLE, _STR, _BOOL = {SolveResult}, {Grid}, {tuple}, {str}, {bool}
 _PROXY = {MappingProxyType}
 #: A result's fields `solved_columns` reads (`Timed`'s own times are the rule's).
-_ANSWER = attrgetter(
+_ANSWER = itemgetter(
     "status", "solutions", "count", "exhaustive", "stats", "message", "encode_s", "solve_s"
 )
-_SHAPE, _CELLS = attrgetter("shape"), attrgetter("cells")
+_SHAPE, _SHAPE_CELLS = itemgetter("shape"), itemgetter("shape", "cells")
 _LIMIT = itemgetter(5)
 _VALUES = MappingProxyType.values
 _DIGIT_BYTES = Grid.digit_bytes
