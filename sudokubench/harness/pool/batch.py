@@ -130,24 +130,26 @@ _AT_LEAST = ("?", *(f">={n}" for n in range(1, 64)))
 @lru_cache(maxsize=64)
 def _stats_form(keys: tuple[Any, ...], wait: bool) -> tuple[Any, ...] | None:
     """How a task's stats of these keys (a backend's, then `cpu_s`, and `cpu_wait_s` when
-    `wait`) go into the columns: (the stats' JSON text as one format string of their values'
-    texts, each `%s` of the value's `repr`: an int's and a finite float's `repr` are the JSON
-    encoder's text; the values a task, the place of `cpu_s`, of `cpu_wait_s` or None, the
-    effort's kind and place).
-    None when the keys are not what `guard.sanitize` keeps as they are (a plain `str` of at
-    most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name the
-    worker's two (which `_checked` would then set in their place)."""
+    `wait`) go into the columns: (the stats' JSON text as its literal pieces, one before
+    each value's text and one after the last, the last ending the task's line: a value's
+    text is its `repr`, which for an int and a finite float is the JSON encoder's text; the
+    values a task, the place of `cpu_s`, of `cpu_wait_s` or None, the effort's kind and
+    place). None when the keys are not what `guard.sanitize` keeps as they are (a plain `str`
+    of at most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name
+    the worker's two (which `_checked` would then set in their place)."""
     if not all(type(key) is str and len(key) <= STAT_KEY_CHARS for key in keys):
         return None
     names = (*keys, _CPU_KEY, _WAIT_KEY) if wait else (*keys, _CPU_KEY)
     if len(set(names)) != len(names) or len(names) > STATS_ENTRIES:
         return None
-    form = ", ".join(encode_basestring_ascii(key).replace("%", "%%") + ": %s" for key in names)
+    # (an escaped key holds no newline: the tasks' texts are split at the pieces' last one)
+    keyed = [encode_basestring_ascii(key) + ": " for key in names]
+    pieces = ("{" + keyed[0], *(", " + key for key in keyed[1:]), "}\n")
     kind, place = next(
         ((k, names.index(key)) for k, key in enumerate(EFFORT_KEYS) if key in names),
         (NO_EFFORT, None),
     )
-    return "{" + form + "}", len(names), len(keys), len(keys) + 1 if wait else None, kind, place
+    return pieces, len(names), len(keys), len(keys) + 1 if wait else None, kind, place
 
 
 def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -239,7 +241,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     form = _stats_form(keys, not n_wait)
     if form is None:
         return None
-    fmt, width, cpu_at, wait_at, kind, place = form
+    pieces, width, cpu_at, wait_at, kind, place = form
     # What `guard.sanitize` tests of each outcome, on the batch's columns: the times, the
     # peaks, the stats' values (the backend's, then `cpu_s` and `cpu_wait_s` as
     # `worker._checked` rounds them: `round` of a NaN or an infinity raises).
@@ -281,10 +283,12 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     # Every answer checked, the batch at once.
     lines = b"".join(map(bytes, cells)) if grids else b""  # (a cell over 255 raises)
-    if found.count(1) == n:  # (one solution an answer)
-        givens = b"".join(map(_DIGIT_BYTES, puzzles))
-    else:
-        givens = b"".join(map(mul, map(_DIGIT_BYTES, puzzles), found))
+    try:  # (the bytes the worker's puzzles keep, `Grid._from_bytes`; else made)
+        digits = list(map(_KEPT_BYTES, map(vars, puzzles)))
+    except KeyError:
+        digits = list(map(_DIGIT_BYTES, puzzles))
+    # (a puzzle's bytes once a solution of it: once in all when one solution an answer)
+    givens = b"".join(digits if found.count(1) == n else map(mul, digits, found))
     if grids and not valid_lines(lines, givens, shape):
         return None
     several = len(grids) != n_solved
@@ -314,14 +318,19 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
                 k = end
             else:
                 solutions_texts.append("[]")
-    texts: list[Any] = [None] * (n * width)
+    # (each task's pieces and values' texts in turn, joined at once, split at each end)
+    step = 2 * width + 1
+    parts: list[Any] = [None] * (n * step)
+    for j, piece in enumerate(pieces):
+        parts[2 * j :: step] = [piece] * n
     own_texts = _texts(own, _INT_TEXTS) if own_kinds == _INT else list(map(repr, own))
     for j in range(k_own):
-        texts[j::width] = own_texts[j::k_own]
-    texts[cpu_at::width] = _texts(cpu_us, _MICRO_TEXTS, cpus)
+        parts[2 * j + 1 :: step] = own_texts[j::k_own]
+    parts[2 * cpu_at + 1 :: step] = _texts(cpu_us, _MICRO_TEXTS, cpus)
     if wait_at is not None:
-        texts[wait_at::width] = _texts(wait_us, _MICRO_TEXTS, waits)
-    stats_texts = ("\n".join([fmt] * n) % tuple(texts)).split("\n")
+        parts[2 * wait_at + 1 :: step] = _texts(wait_us, _MICRO_TEXTS, waits)
+    stats_texts = "".join(parts).split("\n")
+    stats_texts.pop()  # (the empty text after the last end)
     # The verdicts (`Verdict.text`) and the flags.
     if max(counts) < 64:
         if exhaustives.count(True) == n:
@@ -401,7 +410,7 @@ _ANSWER = itemgetter(
 _SHAPE, _SHAPE_CELLS = itemgetter("shape"), itemgetter("shape", "cells")
 _LIMIT = itemgetter(5)
 _VALUES = MappingProxyType.values
-_DIGIT_BYTES = Grid.digit_bytes
+_DIGIT_BYTES, _KEPT_BYTES = Grid.digit_bytes, itemgetter("_digit_bytes")
 _SOLVED_TEXT, _UNSATISFIABLE_TEXT = Status.SOLVED.value, Status.UNSATISFIABLE.value
 
 

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from itertools import repeat
 from multiprocessing.connection import Connection
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -283,6 +284,9 @@ def worker_main(
         kill_children()
 
 
+#: The length of a task's tuple, as the set `_serve` compares a batch's lengths with.
+_TASK_WIDTH = {len(Task._fields)}
+
 #: How many times less often than Python's default a worker collects cycles (`worker_main`).
 COLLECT_LESS = 100
 
@@ -360,8 +364,13 @@ def _serve(
             os._exit(LOST_PIPE)
         if batch is None:
             return
-        for fields in batch:
-            task = Task(*fields)
+        # (the parent's tuples made Tasks in one call: `Task(*fields)` runs the named tuple's
+        # Python `__new__` a task; any other batch goes that way, which says what is wrong)
+        if set(map(len, batch)) == _TASK_WIDTH:
+            tasks = list(map(_new_tuple, repeat(Task), batch))
+        else:
+            tasks = [Task(*fields) for fields in batch]
+        for task in tasks:
             if running is not None:
                 running.value = task.task_id
             backend = backends.get(task.backend)
