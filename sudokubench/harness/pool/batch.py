@@ -166,7 +166,11 @@ def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     solutions of one answer different); what `guard.sanitize` tests of an outcome is tested
     on the batch's columns (the types and bounds of the times, counts, stats and peaks); the
     texts are made for the batch (the solutions' lines in one `bytes.translate`, the stats'
-    JSON from one format string)."""
+    JSON joined at once from its keys' literal pieces and the values' texts, each value's
+    `repr` kept by value: `_texts`). Each test and value is a C call over a column of the
+    batch (`map`, `zip`, `set`, slices); Python steps a task remain only for the unusual
+    answers (unsatisfiable, several solutions, a count of 64 or more) and a value whose text
+    was not met before."""
     try:
         return _solved_columns(done)
     except Exception:  # (anything unusual: an odd value's `round`, `bytes` of a cell > 255)
@@ -236,7 +240,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     keys = tuple(stats[0])
     if list(map(tuple, stats)).count(keys) != n:
-        return None  # (one set of keys a batch: one format string)
+        return None  # (one set of keys a batch: one set of pieces)
     n_wait = waits_s[0] is None
     form = _stats_form(keys, not n_wait)
     if form is None:
