@@ -125,8 +125,9 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
-    memory, waited = _measures()
-    program = _program(backend)  # an `exec:` program's memory is its own process tree's
+    memory, waited = _probes or _measures()
+    # an `exec:` program's memory is its own process tree's (`_program`, inline)
+    program = backend if isinstance(backend, ExecBackend) else None
     if program is not None:
         program.reset_peak()
     memory.reset()  # (outside the timed region, as the reads below)
@@ -308,16 +309,6 @@ def _collect_less_often() -> None:
         gc.set_threshold(max(first, COLLECT_LESS * 700), *rest)
 
 
-def _solve(backend: Any, task: Task) -> Solved:
-    """`solve`, and what a plug-in raises past `Exception` there (SystemExit, GeneratorExit,
-    KeyboardInterrupt, a bare BaseException) the task's ERROR saying so, not this worker's
-    end: the plug-in's other tasks run on."""
-    try:
-        return solve(backend, task)
-    except BaseException as exc:
-        return _failed(failed(task, Status.ERROR, f"the backend raised {describe_exception(exc)}"))
-
-
 def _confine(scratch: str, cache: str) -> None:
     """Changes to files only in `scratch` and `cache` (where it can be done), temporary
     files in `scratch`."""
@@ -388,7 +379,13 @@ def _serve(
                     send(conn, ("ready", task.task_id))
             if not done:
                 since = time.perf_counter()
-            done.append(_solve(backend, task))
+            try:
+                done.append(solve(backend, task))
+            except BaseException as exc:  # (SystemExit, GeneratorExit, KeyboardInterrupt, a
+                # bare BaseException raised by a plug-in in `solve`: the task's ERROR saying
+                # so, not this worker's end; the plug-in's other tasks run on)
+                message = f"the backend raised {describe_exception(exc)}"
+                done.append(_failed(failed(task, Status.ERROR, message)))
             if time.perf_counter() - since >= HOLD:
                 flush()
 
