@@ -554,15 +554,6 @@ def _waited(start: float | None, end: float | None, solve_s: float) -> float | N
     return waited if waited < solve_s else solve_s
 
 
-def _bound(backend: Any, prepared: Any, timeout: float | None) -> tuple[Callable[..., Any], tuple]:
-    """The timed region of a phased backend as (function, arguments): its `bind`'s, or its
-    `run` with `(prepared, timeout)` when it has no `bind` (a plug-in's own phases)."""
-    bind = getattr(backend, "bind", None)
-    if bind is None:
-        return backend.run, (prepared, timeout)
-    return bind(prepared, timeout)
-
-
 @cache
 def _phased(kind: type) -> bool:
     """Whether backends of class `kind` are timed around `run` (else around `solve`).
@@ -616,7 +607,12 @@ def timed_call(
         encode_s = perf_counter() - start
         if isinstance(prepared, SolveResult):
             return Timed(prepared, encode_s, 0.0, 0.0)
-        function, arguments = _bound(backend, prepared, timeout)
+        # the timed region as (function, arguments): its `bind`'s, or its `run` with
+        # `(prepared, timeout)` when it has no `bind` (a plug-in's own phases)
+        bind = getattr(backend, "bind", None)
+        function, arguments = (
+            (backend.run, (prepared, timeout)) if bind is None else bind(prepared, timeout)
+        )
         wait_start = wait()
         cpu_start = process_time()
         start = perf_counter()
@@ -626,7 +622,12 @@ def timed_call(
             solve_s = perf_counter() - start
             cpu_s = process_time() - cpu_start
             wait_end = wait()
-        wait_s = _waited(wait_start, wait_end, solve_s)
+        if wait_start is None or wait_end is None:  # (`_waited`, inline)
+            wait_s = None
+        else:
+            wait_s = wait_end - wait_start
+            if not wait_s < solve_s:
+                wait_s = solve_s
         answer = backend.answer(prepared, raw)
         return _new_tuple(Timed, (answer, encode_s, solve_s, cpu_s, wait_s))
     except (ContractError, KeyboardInterrupt):

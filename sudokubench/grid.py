@@ -18,12 +18,13 @@ One-letter names are only `r`, `c`, `k`, `d`, `u` as above.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import repeat
 from operator import add, itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sudokubench.errors import GridFormatError, InvalidPuzzleError
 from sudokubench.notation import parse_cells
@@ -337,11 +338,13 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     length: the caller then checks them one by one, to say which and why.
 
     The worker's batch (`batch.solved_columns`), in a few calls for the whole batch: every
-    byte a digit 1..N (one deletion); the givens kept (the lines read as one integer, masked
-    where a puzzle gives a digit); and up to 16x16 the units as `_valid_line` tests them, a
-    lane at a time for the whole batch (`_batch_lanes`): the lines' integer plus the lane's
-    keys made every byte a key, u * N + d - 1 for its unit u, plus `shape.cells` times its
-    solution's place in a group of `256 // shape.cells` solutions (three up to 9x9); a
+    byte a digit 1..N (one deletion); then, in a process that has numpy already (`native`'s
+    workers: it is never imported for this) and for a batch of at least `ARRAYS_FROM`
+    solutions, `_valid_arrays`; else the givens kept (the lines read as one integer, once,
+    masked where a puzzle gives a digit) and up to 16x16 the units as `_valid_line` tests
+    them, a lane at a time for the whole batch (`_batch_lanes`): the lines' integer plus the
+    lane's keys made every byte a key, u * N + d - 1 for its unit u, plus `shape.cells` times
+    its solution's place in a group of `256 // shape.cells` solutions (three up to 9x9); a
     group's keys are then all different exactly when its solutions' units in that lane each
     hold N different digits: deleting them from the bytes 0..size-1 leaves nothing, one
     deletion a group, made by `map` (no Python step a solution). The last solutions that fill
@@ -350,15 +353,20 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     total = len(lines)
     if total != len(givens) or total % size or lines.translate(None, _digits_of(shape.n)):
         return False
+    numpy = _modules.get("numpy")
+    if numpy is not None and total >= ARRAYS_FROM * size:
+        return _valid_arrays(numpy, lines, givens, shape)
+    value = int.from_bytes(lines)  # (read once: the givens' test and the lanes')
     mask = int.from_bytes(givens.translate(_GIVEN_MASK))
-    if int.from_bytes(lines) & mask != int.from_bytes(givens):
+    if value & mask != int.from_bytes(givens):
         return False
     whole = 0
     if shape.n <= 16:
         per = 256 // size
         whole = total // size // per * per * size  # (bytes of the solutions in whole groups)
         if whole:
-            value = int.from_bytes(lines[:whole] if whole < total else lines)
+            if whole < total:  # (the first `whole` bytes: the integer's high ones)
+                value >>= (total - whole) * 8
             keys, offsets, slices = _batch_lanes(shape, whole)
             delete = keys.translate
             for offset in offsets:
@@ -369,6 +377,39 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
         _valid_line(lines[k : k + size], givens[k : k + size], shape)
         for k in range(whole, total, size)
     )
+
+
+#: Solutions a batch needs for `valid_lines` to check it with numpy's arrays (`_valid_arrays`):
+#: below that, the calls' own cost (a few microseconds each) is more than they save.
+ARRAYS_FROM = 16
+#: The modules imported in this process (`valid_lines` uses numpy only if it is among them).
+_modules = sys.modules
+
+
+def _valid_arrays(numpy: Any, lines: bytes, givens: bytes, shape: Shape) -> bool:
+    """`valid_lines`'s test with numpy's arrays, its bytes already known to be digits 1..N:
+    every solution's cells, masked where its puzzle gives a digit, equal the givens; and each
+    cell's digit d made the bit 1 << d, the bits of every unit's cells or-ed together make
+    every bit 1..N, which N cells (one bit each) do exactly when their digits all differ.
+    (The units' cells are gathered as N rows of 3N, one a unit's first cell, the next its
+    second, ..., so that the or runs over whole rows: numpy's fast case.)"""
+    units, full = _unit_arrays(numpy, shape)
+    cells = numpy.frombuffer(lines, numpy.uint8).reshape(-1, shape.cells)
+    mask = numpy.frombuffer(givens.translate(_GIVEN_MASK), numpy.uint8).reshape(cells.shape)
+    if (cells & mask).tobytes() != givens:
+        return False
+    bits = numpy.left_shift(full.dtype.type(1), cells, dtype=full.dtype)  # (never uint8's)
+    return bool((numpy.bitwise_or.reduce(bits[:, units], axis=1) == full).all())
+
+
+@lru_cache(maxsize=8)
+def _unit_arrays(numpy: Any, shape: Shape) -> tuple[Any, Any]:
+    """For `_valid_arrays`: the units' cells as N rows of 3N (row i: each unit's i-th cell),
+    and the bits 1..N all set, of the narrowest unsigned type that holds bit N."""
+    n = shape.n
+    kind = numpy.uint16 if n < 16 else numpy.uint32 if n < 32 else numpy.uint64
+    units = numpy.array(shape.units, dtype=numpy.intp).T.copy()
+    return units, kind(((1 << n) - 1) << 1)
 
 
 @lru_cache(maxsize=8)  # (a worker's batches are mostly of one length: its full batch)

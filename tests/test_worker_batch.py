@@ -10,14 +10,29 @@ from types import MappingProxyType
 import pytest
 from support import MULTIPLE, TELEGRAM, collection, pattern_cells, pattern_solution
 
+from sudokubench import grid
 from sudokubench.backend import SolveResult, Status, Timed
-from sudokubench.grid import SHAPES, Grid, is_solution, valid_lines
+from sudokubench.grid import SHAPES, Grid, Shape, is_solution, valid_lines
 from sudokubench.harness.pool import Task, failed
 from sudokubench.harness.pool.batch import solved_columns, to_columns
 from sudokubench.harness.pool.worker import Solved, _failed, finish, solve
 from sudokubench.solvers import get_backend
 
 PUZZLES = [str(r.puzzle) for r in collection("17clue", 120)]
+
+
+@pytest.fixture(params=["arrays", "lanes"], autouse=True)
+def check_path(request, monkeypatch):
+    """Every test both ways `valid_lines` checks a batch: with numpy's arrays (here for any
+    batch, not only from `ARRAYS_FROM` solutions) and with the integers' lanes (numpy taken
+    out of the modules it looks in)."""
+    import numpy  # noqa: F401  (imported in a `native` worker before any batch)
+
+    if request.param == "arrays":
+        monkeypatch.setattr(grid, "ARRAYS_FROM", 1)
+    else:
+        monkeypatch.setattr(grid, "_modules", {})
+    return request.param
 
 
 def both(done: list[Solved]) -> tuple | None:
@@ -152,6 +167,25 @@ def odd_cases() -> dict[str, tuple[Solved, bool]]:
         "a negative time": (held(task, puzzle, result(puzzle), times=(-1.0, 0.0)), False),
         "no peak here": (held(task, puzzle, result(puzzle), peak=None), False),
         "no wait here": (held(task, puzzle, result(puzzle), wait=None), False),
+        "a status that is its text": (odd(status="solved"), False),
+        "unsatisfiable with its solution": (odd(status=Status.UNSATISFIABLE), False),
+        "unsatisfiable with a count": (
+            odd(status=Status.UNSATISFIABLE, solutions=(), count=1, exhaustive=True),
+            False,
+        ),
+        "unsatisfiable, not exhaustive": (
+            odd(status=Status.UNSATISFIABLE, solutions=(), count=0, exhaustive=False),
+            False,
+        ),
+        "unsatisfiable as it says": (
+            odd(status=Status.UNSATISFIABLE, solutions=(), count=0, exhaustive=True),
+            True,
+        ),
+        "a solution of another shape": (odd(solutions=(pattern_solution(SHAPES[0]),)), False),
+        "a solution of an equal shape": (
+            odd(solutions=(Grid._unchecked(Shape(3, 3), good.cells),)),
+            False,
+        ),
         "another shape": (
             held(task, pattern_solution(SHAPES[0]), result(pattern_solution(SHAPES[0]))),
             False,
@@ -166,6 +200,19 @@ def test_an_odd_task_makes_the_same_message_or_goes_finishs_way(case):
     assert (message is not None) == taken
     if case == "a count of 100 under a limit of 200":
         assert message[1][3 * 21 + 16] == ">=100"
+
+
+def test_counts_of_64_and_more_and_mixed_claims_in_one_batch():
+    """Counts past the verdicts' table, exhaustive and not, several solutions and one, in one
+    batch (every answer's own verdict)."""
+    shape = Shape(3, 3)
+    many = blanked(shape, 0.3, 7)  # (thousands of solutions)
+    lines = [many, *PUZZLES[:3], MULTIPLE, many]
+    for limit in (2, 63, 64, 100):
+        message = both(solved_with("native", lines, limit))
+        assert message is not None
+        verdicts = message[1][16::21]
+        assert verdicts[1:4] == ["=1"] * 3 and verdicts[0] == f">={limit}"
 
 
 def test_uniform_odd_batches_still_agree():
@@ -223,3 +270,19 @@ def test_valid_lines_says_what_is_solution_says(shape):
     over[rng.randrange(size)] = n + 1  # (a byte past the shape's digits)
     assert not valid_lines(bytes(over), givens, shape)
     assert not valid_lines(bytes(solution), givens[:-1], shape)  # (lengths that differ)
+
+
+def test_the_values_texts_made_and_then_looked_up(monkeypatch):
+    """The stats' texts (`batch._texts`): made the first time a value is met, looked up after,
+    and made again once the kept texts are cleared; the same message each time."""
+    from sudokubench.harness.pool import batch
+
+    done = usual(20)
+    batch._INT_TEXTS.clear()
+    batch._MICRO_TEXTS.clear()
+    first = both(done)
+    assert first is not None and batch._INT_TEXTS and batch._MICRO_TEXTS
+    assert repr(both(done)) == repr(first)
+    monkeypatch.setattr(batch, "_TEXTS_KEPT", 2)
+    assert repr(both(done)) == repr(first)
+    assert len(batch._INT_TEXTS) <= 2 + 20 * 6

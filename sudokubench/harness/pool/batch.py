@@ -36,9 +36,9 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, compress, repeat
 from json.encoder import encode_basestring_ascii
-from operator import itemgetter
+from operator import is_, itemgetter, le, mul, not_, truediv
 from types import MappingProxyType
 from typing import Any
 
@@ -130,23 +130,26 @@ _AT_LEAST = ("?", *(f">={n}" for n in range(1, 64)))
 @lru_cache(maxsize=64)
 def _stats_form(keys: tuple[Any, ...], wait: bool) -> tuple[Any, ...] | None:
     """How a task's stats of these keys (a backend's, then `cpu_s`, and `cpu_wait_s` when
-    `wait`) go into the columns: (the stats' JSON text as one format string of their values,
-    each `%r`: an int's and a finite float's `repr` are the JSON encoder's text; the values a
-    task, the place of `cpu_s`, of `cpu_wait_s` or None, the effort's kind and place).
-    None when the keys are not what `guard.sanitize` keeps as they are (a plain `str` of at
-    most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name the
-    worker's two (which `_checked` would then set in their place)."""
+    `wait`) go into the columns: (the stats' JSON text as its literal pieces, one before
+    each value's text and one after the last, the last ending the task's line: a value's
+    text is its `repr`, which for an int and a finite float is the JSON encoder's text; the
+    values a task, the place of `cpu_s`, of `cpu_wait_s` or None, the effort's kind and
+    place). None when the keys are not what `guard.sanitize` keeps as they are (a plain `str`
+    of at most `STAT_KEY_CHARS`, at most `STATS_ENTRIES` with the two added) or already name
+    the worker's two (which `_checked` would then set in their place)."""
     if not all(type(key) is str and len(key) <= STAT_KEY_CHARS for key in keys):
         return None
     names = (*keys, _CPU_KEY, _WAIT_KEY) if wait else (*keys, _CPU_KEY)
     if len(set(names)) != len(names) or len(names) > STATS_ENTRIES:
         return None
-    form = ", ".join(encode_basestring_ascii(key).replace("%", "%%") + ": %r" for key in names)
+    # (an escaped key holds no newline: the tasks' texts are split at the pieces' last one)
+    keyed = [encode_basestring_ascii(key) + ": " for key in names]
+    pieces = ("{" + keyed[0], *(", " + key for key in keyed[1:]), "}\n")
     kind, place = next(
         ((k, names.index(key)) for k, key in enumerate(EFFORT_KEYS) if key in names),
         (NO_EFFORT, None),
     )
-    return "{" + form + "}", len(names), len(keys), len(keys) + 1 if wait else None, kind, place
+    return pieces, len(names), len(keys), len(keys) + 1 if wait else None, kind, place
 
 
 def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -163,7 +166,11 @@ def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     solutions of one answer different); what `guard.sanitize` tests of an outcome is tested
     on the batch's columns (the types and bounds of the times, counts, stats and peaks); the
     texts are made for the batch (the solutions' lines in one `bytes.translate`, the stats'
-    JSON from one format string)."""
+    JSON joined at once from its keys' literal pieces and the values' texts, each value's
+    `repr` kept by value: `_texts`). Each test and value is a C call over a column of the
+    batch (`map`, `zip`, `set`, slices); Python steps a task remain only for the unusual
+    answers (unsatisfiable, several solutions, a count of 64 or more) and a value whose text
+    was not met before."""
     try:
         return _solved_columns(done)
     except Exception:  # (anything unusual: an odd value's `round`, `bytes` of a cell > 255)
@@ -171,103 +178,78 @@ def solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
 
 
 def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
-    shape = done[0][1].shape if done[0][1] is not None else None
-    size = shape.cells if shape is not None else 0
-    n_wait = done[0][5] is None
-    form: Any = None
-    keys0: Any = None
-    values: list[Any] = []
-    add = values.extend
-    cells: list[Any] = []  # every solution's cells, one after another (a list, then bytes)
-    add_cells = cells.extend
-    solved = 0  # solutions in `cells`
-    givens: list[bytes] = []  # each solution's puzzle's cells as bytes
-    add_givens = givens.append
-    several: list[tuple[int, int]] = []  # (first solution, how many) of an answer of several
-    counts: list[int] = []  # solutions an answer
-    add_count = counts.append
-    flat: list[Any] = []  # every task's stats values, the worker's two after them
-    add_stats = flat.extend
-    add_stat = flat.append
-    times: list[Any] = []
-    add_times = times.extend
-    peaks: list[Any] = []
-    add_peak = peaks.append
-    for task, puzzle, timed, failure, peak, wait_s in done:
-        if failure is not None:
+    # A column at a time: each test and value a C call over the batch (`map`, `zip`, `set`,
+    # `count`, slices), no Python step a task but where an answer is unusual (unsatisfiable,
+    # several solutions, a count of 64 or more, a value whose text is not yet known).
+    n = len(done)
+    tasks, puzzles, timeds, failures, peaks, waits_s = zip(*done, strict=True)
+    if failures.count(None) != n:
+        return None
+    answers, encodes, solves, cpus_s, _ = zip(*timeds, strict=True)
+    if set(map(type, answers)) != _RESULT:
+        return None
+    # (a SolveResult's fields are its dict's: read there, not through its class)
+    statuses, solutions, counts, exhaustives, stats, messages, own_encode, own_solve = zip(
+        *map(_ANSWER, map(vars, answers)), strict=True
+    )
+    if any(own_encode) or any(own_solve):
+        return None  # (a result with times of its own, which `stamp` would copy)
+    shape = puzzles[0].shape
+    size = shape.cells
+    if not (
+        all(map(is_, map(_SHAPE, map(vars, puzzles)), repeat(shape)))
+        and set(map(type, counts)) == _INT
+        and set(map(type, exhaustives)) == _BOOL
+        and set(map(type, solutions)) == _TUPLE
+        and set(map(type, messages)) == _STR
+        and max(map(len, messages)) <= MESSAGE_CHARS
+        and set(map(type, stats)) == _PROXY
+        and waits_s.count(None) in (0, n)
+    ):
+        return None
+    # The claims: SOLVED with 1 <= solutions <= count <= limit, or UNSATISFIABLE with none,
+    # a count of 0, exhaustive.
+    limits = list(map(_LIMIT, tasks))
+    found = list(map(len, solutions))
+    solved = list(map(is_, statuses, repeat(_SOLVED)))
+    n_solved = solved.count(True)
+    if not (
+        all(map(le, counts, limits)) and all(map(le, found, counts)) and max(counts) <= _MAX_COUNT
+    ):
+        return None
+    if n_solved == n:
+        if 0 in found:
             return None
-        answer, encode_s, solve_s, cpu_s, _ = timed
-        if type(answer) is not SolveResult or answer.encode_s or answer.solve_s:
-            return None  # (not a plain result, or one `stamp` would copy)
-        status, solutions, count = answer.status, answer.solutions, answer.count
-        exhaustive, stats, message = answer.exhaustive, answer.stats, answer.message
-        task_id, puzzle_id, line, _box, backend, limit, timeout, sample = task
-        if not (
-            puzzle.shape is shape
-            and type(count) is int
-            and type(exhaustive) is bool
-            and type(solutions) is tuple
-            and type(message) is str
-            and len(message) <= MESSAGE_CHARS
-            and type(stats) is MappingProxyType
-            and (wait_s is None) is n_wait
-        ):
-            return None
-        found = len(solutions)
-        if status is _SOLVED:
-            if not (found and found <= count <= limit and count <= _MAX_COUNT):
+    else:
+        for k in compress(range(n), map(not_, solved)):
+            if not (
+                statuses[k] is _UNSATISFIABLE
+                and found[k] == 0
+                and counts[k] == 0
+                and exhaustives[k] is True
+            ):
                 return None
-            if found == 1:
-                solution = solutions[0]
-                if type(solution) is not Grid or solution.shape is not shape:
-                    return None
-                if len(solution.cells) != size:
-                    return None
-                add_cells(solution.cells)
-                add_givens(puzzle.digit_bytes())
-                solved += 1
-            else:
-                several.append((solved, found))
-                solved += found
-                digits = puzzle.digit_bytes()
-                for solution in solutions:
-                    if type(solution) is not Grid or solution.shape is not shape:
-                        return None
-                    if len(solution.cells) != size:
-                        return None
-                    add_cells(solution.cells)
-                    add_givens(digits)
-            text = "solved"
-        elif status is _UNSATISFIABLE and not found and count == 0 and exhaustive:
-            text = "unsatisfiable"
-        else:
+        if found.count(0) != n - n_solved:
+            return None  # (a SOLVED answer with no solution)
+    grids = list(chain.from_iterable(solutions))
+    if grids:
+        if set(map(type, grids)) != _GRID:
             return None
-        keys = tuple(stats)
-        if keys != keys0:
-            if keys0 is not None:
-                return None  # (one set of keys a batch: one format string)
-            keys0, form = keys, _stats_form(keys, not n_wait)
-            if form is None:
-                return None
-        add_stats(stats.values())
-        add_stat(round(cpu_s * 1e6) / 1e6)  # (as `worker._checked` rounds them)
-        if wait_s is not None:
-            add_stat(round(wait_s * 1e6) / 1e6)
-        add_times((encode_s, solve_s))
-        add_peak(peak)
-        add_count(found)
-        if count < 64:
-            verdict = (_EXACT if exhaustive else _AT_LEAST)[count]
-        else:
-            verdict = verdict_of(status, count, exhaustive).text
-        add(
-            (
-                task_id, puzzle_id, line, backend, limit, timeout, sample, text, count,
-                1 if exhaustive else 0, None, encode_s, solve_s, solve_s, None, message,
-                verdict, 1, None, HOST, peak,
-            )
-        )  # fmt: skip
-    # What `guard.sanitize` tests of each outcome, on the batch's columns.
+        shapes, cells = zip(*map(_SHAPE_CELLS, map(vars, grids)), strict=True)
+        if not (all(map(is_, shapes, repeat(shape))) and set(map(len, cells)) == {size}):
+            return None
+    keys = tuple(stats[0])
+    if list(map(tuple, stats)).count(keys) != n:
+        return None  # (one set of keys a batch: one set of pieces)
+    n_wait = waits_s[0] is None
+    form = _stats_form(keys, not n_wait)
+    if form is None:
+        return None
+    pieces, width, cpu_at, wait_at, kind, place = form
+    # What `guard.sanitize` tests of each outcome, on the batch's columns: the times, the
+    # peaks, the stats' values (the backend's, then `cpu_s` and `cpu_wait_s` as
+    # `worker._checked` rounds them: `round` of a NaN or an infinity raises).
+    times = list(chain.from_iterable(zip(encodes, solves, strict=True)))
     if not (set(map(type, times)) == _FLOAT and min(times) >= 0.0 and sum(times) < math.inf):
         return None  # (a NaN makes the sum NaN; an infinity, it)
     kinds = set(map(type, peaks))
@@ -276,49 +258,164 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     elif kinds != _NONE:
         return None
-    if flat:
-        total = sum(flat)
-        if not (
-            _NUMBERS.issuperset(map(type, flat))
-            and total == total
-            and min(flat) >= -_MAX_COUNT
-            and max(flat) <= _MAX_COUNT
-        ):
+    k_own = len(keys)
+    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (k_own a task)
+    own_kinds = set(map(type, own))
+    if own:
+        if own_kinds == _INT:
+            if not (min(own) >= -_MAX_COUNT and max(own) <= _MAX_COUNT):
+                return None
+        else:
+            total = sum(own)
+            if not (
+                _NUMBERS.issuperset(own_kinds)
+                and total == total
+                and min(own) >= -_MAX_COUNT
+                and max(own) <= _MAX_COUNT
+            ):
+                return None
+    cpu_us = list(map(round, map(mul, cpus_s, repeat(1e6))))
+    cpus = list(map(truediv, cpu_us, repeat(1e6)))
+    if not (min(cpus) >= -_MAX_COUNT and max(cpus) <= _MAX_COUNT):
+        return None
+    if n_wait:
+        waits: list[Any] = [None] * n
+    else:
+        wait_us = list(map(round, map(mul, waits_s, repeat(1e6))))
+        waits = list(map(truediv, wait_us, repeat(1e6)))
+        if not (min(waits) >= -_MAX_COUNT and max(waits) <= _MAX_COUNT):
             return None
     # Every answer checked, the batch at once.
-    lines = bytes(cells)  # (a list's ints read in one pass; a cell over 255 raises)
-    if cells and not valid_lines(lines, b"".join(givens), shape):
+    lines = b"".join(map(bytes, cells)) if grids else b""  # (a cell over 255 raises)
+    try:  # (the bytes the worker's puzzles keep, `Grid._from_bytes`; else made)
+        digits = list(map(_KEPT_BYTES, map(vars, puzzles)))
+    except KeyError:
+        digits = list(map(_DIGIT_BYTES, puzzles))
+    # (a puzzle's bytes once a solution of it: once in all when one solution an answer)
+    givens = b"".join(digits if found.count(1) == n else map(mul, digits, found))
+    if grids and not valid_lines(lines, givens, shape):
         return None
-    for first, found in several:  # (an answer's solutions different: `check_answer`)
-        start = first * size
-        if len({lines[k : k + size] for k in range(start, start + found * size, size)}) != found:
-            return None
+    several = len(grids) != n_solved
+    if several:  # (an answer's solutions different: `check_answer`)
+        first = 0
+        for count in found:
+            if count > 1:
+                start = first * size
+                end = start + count * size
+                if len({lines[k : k + size] for k in range(start, end, size)}) != count:
+                    return None
+            first += count
     # The texts: the solutions' canonical lines (`grid.solution_line`) as `solutions_json`
-    # makes them of checked ones, the stats' JSON (`stats_json`).
+    # makes them of checked ones, the stats' JSON (`stats_json`) from the values' texts.
     text_all = lines.translate(_LINE_BYTES).decode("latin-1")
-    if not several and solved == len(counts):  # (one solution an answer)
+    if not several and n_solved == n:  # (one solution an answer)
         joined = '"]\n["'.join([text_all[k : k + size] for k in range(0, len(text_all), size)])
         solutions_texts = ('["' + joined + '"]').split("\n") if joined else []
     else:
         solutions_texts = []
         k = 0
-        for found in counts:
-            if found:
-                end = k + found * size
+        for count in found:
+            if count:
+                end = k + count * size
                 lines_of = [text_all[j : j + size] for j in range(k, end, size)]
                 solutions_texts.append('["' + '", "'.join(lines_of) + '"]')
                 k = end
             else:
                 solutions_texts.append("[]")
-    n = len(counts)
-    fmt, width, cpu_at, wait_at, kind, place = form
-    stats_texts = ("\n".join([fmt] * n) % tuple(flat)).split("\n")
+    # (each task's pieces and values' texts in turn, joined at once, split at each end)
+    step = 2 * width + 1
+    parts: list[Any] = [None] * (n * step)
+    for j, piece in enumerate(pieces):
+        parts[2 * j :: step] = [piece] * n
+    own_texts = _texts(own, _INT_TEXTS) if own_kinds == _INT else list(map(repr, own))
+    for j in range(k_own):
+        parts[2 * j + 1 :: step] = own_texts[j::k_own]
+    parts[2 * cpu_at + 1 :: step] = _texts(cpu_us, _MICRO_TEXTS, cpus)
+    if wait_at is not None:
+        parts[2 * wait_at + 1 :: step] = _texts(wait_us, _MICRO_TEXTS, waits)
+    stats_texts = "".join(parts).split("\n")
+    stats_texts.pop()  # (the empty text after the last end)
+    # The verdicts (`Verdict.text`) and the flags.
+    if max(counts) < 64:
+        if exhaustives.count(True) == n:
+            verdicts = list(map(_EXACT.__getitem__, counts))
+        elif exhaustives.count(False) == n:
+            verdicts = list(map(_AT_LEAST.__getitem__, counts))
+        else:
+            verdicts = [
+                (_EXACT if e else _AT_LEAST)[c] for c, e in zip(counts, exhaustives, strict=True)
+            ]
+    else:
+        verdicts = [
+            (_EXACT if exhaustive else _AT_LEAST)[count]
+            if count < 64
+            else verdict_of(status, count, exhaustive).text
+            for status, count, exhaustive in zip(statuses, counts, exhaustives, strict=True)
+        ]
+    if n_solved == n:
+        status_texts = [_SOLVED_TEXT] * n
+    else:
+        status_texts = [_SOLVED_TEXT if s else _UNSATISFIABLE_TEXT for s in solved]
+    # The rows, a column at a time (`to_columns`' order).
+    ids, puzzle_ids, task_lines, _boxes, backends, _limits, timeouts, samples = zip(
+        *tasks, strict=True
+    )
+    values: list[Any] = [None] * (n * WIDTH)
+    values[0::WIDTH] = ids
+    values[1::WIDTH] = puzzle_ids
+    values[2::WIDTH] = task_lines
+    values[3::WIDTH] = backends
+    values[4::WIDTH] = limits
+    values[5::WIDTH] = timeouts
+    values[6::WIDTH] = samples
+    values[7::WIDTH] = status_texts
+    values[8::WIDTH] = counts
+    values[9::WIDTH] = list(map(int, exhaustives))
     values[10::WIDTH] = solutions_texts
+    values[11::WIDTH] = encodes
+    values[12::WIDTH] = solves
+    values[13::WIDTH] = solves  # wall_s: the timed region, as `Backend.solve` reports it
     values[14::WIDTH] = stats_texts
-    cpus = flat[cpu_at::width]
-    waits = [None] * n if wait_at is None else flat[wait_at::width]
-    efforts = [_NAN] * n if place is None else list(map(float, flat[place::width]))
+    values[15::WIDTH] = messages
+    values[16::WIDTH] = verdicts
+    values[17::WIDTH] = [1] * n  # valid (no problem; `problem` stays None)
+    values[19::WIDTH] = [HOST] * n
+    values[20::WIDTH] = peaks
+    efforts = [_NAN] * n if place is None else list(map(float, own[place::k_own]))
     return (KIND, values, cpus, waits, bytes([kind]) * n, efforts)
+
+
+#: The texts (`repr`) of the ints the stats hold, and of the worker's `cpu_s` and
+#: `cpu_wait_s` by their microseconds, as `_texts` has met them (a few thousand at most).
+_INT_TEXTS: dict[int, str] = {}
+_MICRO_TEXTS: dict[int, str] = {}
+_TEXTS_KEPT = 1 << 14
+
+
+def _texts(keys: list[int], known: dict[int, str], values: list[Any] | None = None) -> list[str]:
+    """Each value's `repr` (`values`, else the keys themselves), looked up by its key in
+    `known` (one C call for the batch), the values not met before made and kept there."""
+    texts = list(map(known.get, keys))
+    if None in texts:
+        if len(known) > _TEXTS_KEPT:
+            known.clear()
+        made = keys if values is None else values
+        for k in compress(range(len(texts)), map(is_, texts, repeat(None))):
+            texts[k] = known[keys[k]] = repr(made[k])
+    return texts
+
+
+_RESULT, _GRID, _TUPLE, _STR, _BOOL = {SolveResult}, {Grid}, {tuple}, {str}, {bool}
+_PROXY = {MappingProxyType}
+#: A result's fields `solved_columns` reads (`Timed`'s own times are the rule's).
+_ANSWER = itemgetter(
+    "status", "solutions", "count", "exhaustive", "stats", "message", "encode_s", "solve_s"
+)
+_SHAPE, _SHAPE_CELLS = itemgetter("shape"), itemgetter("shape", "cells")
+_LIMIT = itemgetter(5)
+_VALUES = MappingProxyType.values
+_DIGIT_BYTES, _KEPT_BYTES = Grid.digit_bytes, itemgetter("_digit_bytes")
+_SOLVED_TEXT, _UNSATISFIABLE_TEXT = Status.SOLVED.value, Status.UNSATISFIABLE.value
 
 
 class Batch:

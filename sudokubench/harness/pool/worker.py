@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from itertools import repeat
 from multiprocessing.connection import Connection
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -124,8 +125,9 @@ def solve(backend: Any, task: Task) -> Solved:
     # A backend whose own timeout costs a forked child per solve runs without one: this
     # worker is killed at the deadline anyway.
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
-    memory, waited = _measures()
-    program = _program(backend)  # an `exec:` program's memory is its own process tree's
+    memory, waited = _probes or _measures()
+    # an `exec:` program's memory is its own process tree's (`_program`, inline)
+    program = backend if isinstance(backend, ExecBackend) else None
     if program is not None:
         program.reset_peak()
     memory.reset()  # (outside the timed region, as the reads below)
@@ -283,6 +285,9 @@ def worker_main(
         kill_children()
 
 
+#: The length of a task's tuple, as the set `_serve` compares a batch's lengths with.
+_TASK_WIDTH = {len(Task._fields)}
+
 #: How many times less often than Python's default a worker collects cycles (`worker_main`).
 COLLECT_LESS = 100
 
@@ -302,16 +307,6 @@ def _collect_less_often() -> None:
     first, *rest = gc.get_threshold()
     if first:  # 0 means no automatic collection at all: leave it so
         gc.set_threshold(max(first, COLLECT_LESS * 700), *rest)
-
-
-def _solve(backend: Any, task: Task) -> Solved:
-    """`solve`, and what a plug-in raises past `Exception` there (SystemExit, GeneratorExit,
-    KeyboardInterrupt, a bare BaseException) the task's ERROR saying so, not this worker's
-    end: the plug-in's other tasks run on."""
-    try:
-        return solve(backend, task)
-    except BaseException as exc:
-        return _failed(failed(task, Status.ERROR, f"the backend raised {describe_exception(exc)}"))
 
 
 def _confine(scratch: str, cache: str) -> None:
@@ -360,8 +355,13 @@ def _serve(
             os._exit(LOST_PIPE)
         if batch is None:
             return
-        for fields in batch:
-            task = Task(*fields)
+        # (the parent's tuples made Tasks in one call: `Task(*fields)` runs the named tuple's
+        # Python `__new__` a task; any other batch goes that way, which says what is wrong)
+        if set(map(len, batch)) == _TASK_WIDTH:
+            tasks = list(map(_new_tuple, repeat(Task), batch))
+        else:
+            tasks = [Task(*fields) for fields in batch]
+        for task in tasks:
             if running is not None:
                 running.value = task.task_id
             backend = backends.get(task.backend)
@@ -379,7 +379,13 @@ def _serve(
                     send(conn, ("ready", task.task_id))
             if not done:
                 since = time.perf_counter()
-            done.append(_solve(backend, task))
+            try:
+                done.append(solve(backend, task))
+            except BaseException as exc:  # (SystemExit, GeneratorExit, KeyboardInterrupt, a
+                # bare BaseException raised by a plug-in in `solve`: the task's ERROR saying
+                # so, not this worker's end; the plug-in's other tasks run on)
+                message = f"the backend raised {describe_exception(exc)}"
+                done.append(_failed(failed(task, Status.ERROR, message)))
             if time.perf_counter() - since >= HOLD:
                 flush()
 
