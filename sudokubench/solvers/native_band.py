@@ -112,7 +112,7 @@ GIVENS_AT = STATE_SIZE + 4
 BAND_STATE_SIZE = GIVENS_AT + 11
 #: Where the work array holds `band_tables()` (int32, in `TABLE_WORDS` int64 words) and the
 #: rows for solutions (`search`).
-TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
+TABLE_AT = LEVELS * BLOCK + 3 * LEVELS
 TABLE_WORDS = (TABLE_SIZE + 1) // 2
 ROWS_AT = TABLE_AT + TABLE_WORDS
 
@@ -592,8 +592,8 @@ def search(work, st) -> int:
 
     The contract of `native_search.search` (the same state and return codes) with two arrays
     (numba's entry unboxes each argument on every call: an array costs about 100 ns): `work`
-    (`work_size` words, a thread's own) holds `LEVELS` blocks, then the open cells, branch
-    cells, untried digits and the digit to try first (a bit) of each level, then
+    (`work_size` words, a thread's own) holds `LEVELS` blocks, then the branch cell,
+    the untried digits and the digit to try first (a bit) of each level, then
     `band_tables()` (at `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a
     row); `st` (`BAND_STATE_SIZE` words, a run's own) the state and counters, then the rows to
     fill (`keep`: the first `keep` rows), the limit, the budget, whether to stop when the rows
@@ -607,23 +607,25 @@ def search(work, st) -> int:
     budget = st[S_BUDGET]
     drain = st[S_DRAIN] != 0
     givens = st[GIVENS_AT:].view(np.uint8)
-    open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
-    branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
-    todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
-    first_at = f[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    branch_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
+    todo_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
+    first_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
     sols = f[ROWS_AT:].view(np.uint8)
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
+    # The fixpoint (`settle`) has one call site, at the top of the loop: the root's (every
+    # digit-band dirty after `start`) and each node's (after its digit's `place`) run the same
+    # machine code, which the whole search then keeps warm.
+    dirty = 0
     if st[MODE] == START:
         st[MODE] = ADVANCE
-        open0 = settle(f, 0, t, BAND, st) if start(f, t, givens) else -1
-        if open0 < 0:
+        if not start(f, t, givens):
             st[MODE] = DONE
             return FINISHED
-        open_at[0] = open0
         todo_at[0] = 0
         w = 0
+        dirty = BAND
         expand = True
     else:
         w = st[FROM] + 1
@@ -631,7 +633,7 @@ def search(work, st) -> int:
     while True:
         if expand:
             o = (w & LEVEL_MASK) * BLOCK
-            open_cells = open_at[w]
+            open_cells = settle(f, o, t, dirty, st)
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
@@ -646,6 +648,9 @@ def search(work, st) -> int:
                     return FULL
                 j = w - 1
             elif open_cells < 0:
+                if st[NODES] == 0:  # the root's contradiction: no node tried, none to undo
+                    st[MODE] = DONE
+                    return FINISHED
                 st[BACKTRACKS] += 1
                 j = w - 1
             else:
@@ -699,7 +704,6 @@ def search(work, st) -> int:
         b = k // 27
         bit = 1 << (k - 27 * b)
         dirty = place(f, o, t, low_index(low), b, bit, 0)
-        open_at[w] = settle(f, o, t, dirty, st)
         expand = True
 
 
