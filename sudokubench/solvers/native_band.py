@@ -302,9 +302,12 @@ def place(f, o, t, d, b, bit, dirty) -> int:
 
 
 @inlined
-def digit(f, o, t, d, bands, st) -> int:
+def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
-    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b)."""
+    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b); and
+    the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
+    the locked rules) with this update's added. Counters in registers, not in the state
+    array: a store there could alias the blocks, and the loads after it would be redone."""
     base = o + 3 * d
     x0 = f[base]
     x1 = f[base + 1]
@@ -313,24 +316,24 @@ def digit(f, o, t, d, bands, st) -> int:
     if bands & 1:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x0 &= t[T_TCELLS + (s & 511)]
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x1 &= t[T_TCELLS + (s & 511)]
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x2 &= t[T_TCELLS + (s & 511)]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
     p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
     if p0 | p1 | p2 != 511:
-        return -1
+        return -1, hidden, locked
     # A box whose digit lies in one column takes it from the other bands (pointing down).
     lock0 = t[T_LOCK + p0]
     lock1 = t[T_LOCK + p1]
@@ -345,20 +348,20 @@ def digit(f, o, t, d, bands, st) -> int:
         p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
         p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
         if p0 | p1 | p2 != 511:
-            return -1
+            return -1, hidden, locked
     # A column left to one band keeps that band's box to it (claiming).
     c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
     c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
     c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
     if (c0 | c1 | c2) & BAD:
-        return -1
+        return -1, hidden, locked
     if (x0 & c0) | (x1 & c1) | (x2 & c2):
         again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
         x0 &= ~c0
         x1 &= ~c1
         x2 &= ~c2
     if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
-        st[LOCKED] += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
+        locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
@@ -402,23 +405,24 @@ def digit(f, o, t, d, bands, st) -> int:
             bit = solo & -solo
             solo ^= bit
             if f[base + b] & bit:
-                st[HIDDEN] += 1
+                hidden += 1
                 dirty = place(f, o, t, d, b, bit, dirty)
             # else: placed in this loop in a peer; the next update finds the contradiction
-    return dirty
+    return dirty, hidden, locked
 
 
 @inlined
-def settle(f, o, t, dirty, st) -> int:
-    """Digit updates and naked singles to a fixpoint; the open cells, or -1."""
+def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
+    """Digit updates and naked singles to a fixpoint; the open cells, or -1; and the
+    counters `hidden` and `locked` with the fixpoint's added (`digit`)."""
     while True:
         while dirty:
             d = low_index(dirty & -dirty) // 3
             bands = (dirty >> 3 * d) & 7
             dirty ^= bands << 3 * d
-            more = digit(f, o, t, d, bands, st)
+            more, hidden, locked = digit(f, o, t, d, bands, hidden, locked)
             if more < 0:
-                return -1
+                return -1, hidden, locked
             dirty |= more
         placed = False
         for b in range(3):
@@ -432,7 +436,7 @@ def settle(f, o, t, dirty, st) -> int:
                 twice |= once & m
                 once |= m
             if once != BAND:
-                return -1
+                return -1, hidden, locked
             single = unplaced & ~twice
             while single:
                 bit = single & -single
@@ -443,7 +447,7 @@ def settle(f, o, t, dirty, st) -> int:
                         placed = True
                         break
         if not placed:
-            return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29])
+            return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29]), hidden, locked
 
 
 @inlined
@@ -586,6 +590,17 @@ def start(f, t, givens) -> bool:
     return True
 
 
+@inlined
+def counted(st, nodes, guesses, backtracks, depth, hidden, locked) -> None:
+    """The search's counters, kept in registers during a call, back into its state."""
+    st[NODES] = nodes
+    st[GUESSES] = guesses
+    st[BACKTRACKS] = backtracks
+    st[MAX_DEPTH] = depth
+    st[HIDDEN] = hidden
+    st[LOCKED] = locked
+
+
 @njit(cache=True)
 def search(work, st) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
@@ -614,6 +629,13 @@ def search(work, st) -> int:
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
+    # The counters in registers for the whole call, written back on each return (`counted`).
+    nodes = st[NODES]
+    guesses = st[GUESSES]
+    backtracks = st[BACKTRACKS]
+    depth = st[MAX_DEPTH]
+    hidden = st[HIDDEN]
+    locked = st[LOCKED]
     # The fixpoint (`settle`) has one call site, at the top of the loop: the root's (every
     # digit-band dirty after `start`) and each node's (after its digit's `place`) run the same
     # machine code, which the whole search then keeps warm.
@@ -633,7 +655,7 @@ def search(work, st) -> int:
     while True:
         if expand:
             o = (w & LEVEL_MASK) * BLOCK
-            open_cells = settle(f, o, t, dirty, st)
+            open_cells, hidden, locked = settle(f, o, t, dirty, hidden, locked)
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
@@ -642,16 +664,19 @@ def search(work, st) -> int:
                 st[COUNT] += 1
                 if st[COUNT] >= limit:
                     st[FROM] = w - 1
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
                     return LIMIT
                 if drain and saved + 1 == keep:
                     st[FROM] = w - 1
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
                     return FULL
                 j = w - 1
             elif open_cells < 0:
-                if st[NODES] == 0:  # the root's contradiction: no node tried, none to undo
+                if nodes == 0:  # the root's contradiction: no node tried, none to undo
                     st[MODE] = DONE
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
                     return FINISHED
-                st[BACKTRACKS] += 1
+                backtracks += 1
                 j = w - 1
             else:
                 k = branch(f, o, t) & CELL_MASK
@@ -670,7 +695,7 @@ def search(work, st) -> int:
                 branch_at[w] = k
                 todo_at[w] = todo
                 first_at[w] = first
-                st[GUESSES] += 1
+                guesses += 1
                 j = w
         else:
             j = w - 1
@@ -678,12 +703,14 @@ def search(work, st) -> int:
             j -= 1
         if j < 0:
             st[MODE] = DONE
+            counted(st, nodes, guesses, backtracks, depth, hidden, locked)
             return FINISHED
         if spent >= budget:
             st[FROM] = j
+            counted(st, nodes, guesses, backtracks, depth, hidden, locked)
             return PAUSED
         spent += 1
-        st[NODES] += 1
+        nodes += 1
         todo = todo_at[j]
         low = first_at[j] if todo & first_at[j] else todo & -todo
         todo ^= low
@@ -695,8 +722,7 @@ def search(work, st) -> int:
             dst = (w & LEVEL_MASK) * BLOCK
             for i in range(30):
                 f[dst + i] = f[src + i]
-            if w > st[MAX_DEPTH]:
-                st[MAX_DEPTH] = w
+            depth = max(depth, w)
         else:  # the last digit: reuse the block
             w = j
         todo_at[w] = 0
