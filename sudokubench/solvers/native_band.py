@@ -586,31 +586,37 @@ def start(f, givens) -> bool:
     """
     for i in range(30):
         f[BLOCK + i] = 0
-    for k in range(81):
-        b = k // 27
-        f[BLOCK + 3 * (givens[k] & 15) + b] |= 1 << (k - 27 * b)
+    for b in range(3):
+        for p in range(27):
+            f[BLOCK + 3 * (givens[27 * b + p] & 15) + b] |= 1 << p
     f[27] = f[BLOCK]
     f[28] = f[BLOCK + 1]
     f[29] = f[BLOCK + 2]
     bad = False
-    for i in range(27):  # digit d = i // 3, band b = i % 3 (one loop: compact machine code)
-        d = i // 3
+    for d in range(9):
         g0 = f[BLOCK + 3 * d + 3]
         g1 = f[BLOCK + 3 * d + 4]
         g2 = f[BLOCK + 3 * d + 5]
-        x = f[BLOCK + 3 + i]
         cols = (g0 | g0 >> 9 | g0 >> 18 | g1 | g1 >> 9 | g1 >> 18 | g2 | g2 >> 9 | g2 >> 18) & 511
-        # no two givens of d in one column (each digit's three bands: checked on its first)
-        bad |= i % 3 == 0 and bits27(cols) != bits27(g0) + bits27(g1) + bits27(g2)
-        n = bits27(x)
-        rows = 511 if x & 511 else 0
-        rows |= 511 << 9 if x & 511 << 9 else 0
-        rows |= 511 << 18 if x & 511 << 18 else 0
-        boxes = BOX0 if x & BOX0 else 0
-        boxes |= BOX0 << 3 if x & BOX0 << 3 else 0
-        boxes |= BOX0 << 6 if x & BOX0 << 6 else 0
-        bad |= bits27(rows) != 9 * n or bits27(boxes) != 9 * n
-        f[i] = (f[BLOCK + i % 3] & ~columns(cols) & ~(rows | boxes)) | x
+        n0 = bits27(g0)
+        n1 = bits27(g1)
+        n2 = bits27(g2)
+        bad |= bits27(cols) != n0 + n1 + n2
+        off = ~columns(cols)
+        for b in range(3):
+            x = g0 if b == 0 else (g1 if b == 1 else g2)
+            n = n0 if b == 0 else (n1 if b == 1 else n2)
+            r0 = 511 if x & 511 else 0
+            r1 = 511 << 9 if x & 511 << 9 else 0
+            r2 = 511 << 18 if x & 511 << 18 else 0
+            k0 = BOX0 if x & BOX0 else 0
+            k1 = BOX0 << 3 if x & BOX0 << 3 else 0
+            k2 = BOX0 << 6 if x & BOX0 << 6 else 0
+            rows = r0 | r1 | r2
+            boxes = k0 | k1 | k2
+            bad |= bits27(rows) != 9 * n
+            bad |= bits27(boxes) != 9 * n
+            f[3 * d + b] = (f[BLOCK + b] & off & ~(rows | boxes)) | x
     return not bad
 
 
