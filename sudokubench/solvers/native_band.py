@@ -569,55 +569,25 @@ def digits_of(f, o, out, at) -> None:
 
 
 @njit(cache=True)
-def start(f, givens) -> bool:
-    """Level 0 from the givens, all placed at once (not yet propagated); False when two
-    conflict.
-
-    Digit by digit rather than one `place` a given: the cells of each digit's givens are
-    gathered by band (in block 1, free before the first guess; digit 0's are the open cells),
-    then a digit's three bands lose the rows, boxes and columns of all its givens at once and
-    every given cell of another digit, and keep its own. The same block as placing the givens
-    one by one (no two of a digit in a row, box or column: each given then keeps its cell and
-    every later one finds its own still a candidate), which a test checks bit for bit; two
-    givens of a digit sharing a unit are what that order would have found as a conflict.
+def start(f, t, givens) -> bool:
+    """Level 0 from the givens, each placed (not yet propagated); False when two conflict.
 
     A function of its own, called once a search: nothing is gained by inlining it into
     `search`, and it stays out of the fixpoint's code that LLVM optimises there.
     """
-    for i in range(30):
-        f[BLOCK + i] = 0
+    for i in range(27):
+        f[i] = BAND
     for b in range(3):
-        for p in range(27):
-            f[BLOCK + 3 * (givens[27 * b + p] & 15) + b] |= 1 << p
-    f[27] = f[BLOCK]
-    f[28] = f[BLOCK + 1]
-    f[29] = f[BLOCK + 2]
-    bad = False
-    for d in range(9):
-        g0 = f[BLOCK + 3 * d + 3]
-        g1 = f[BLOCK + 3 * d + 4]
-        g2 = f[BLOCK + 3 * d + 5]
-        cols = (g0 | g0 >> 9 | g0 >> 18 | g1 | g1 >> 9 | g1 >> 18 | g2 | g2 >> 9 | g2 >> 18) & 511
-        n0 = bits27(g0)
-        n1 = bits27(g1)
-        n2 = bits27(g2)
-        bad |= bits27(cols) != n0 + n1 + n2
-        off = ~columns(cols)
-        for b in range(3):
-            x = g0 if b == 0 else (g1 if b == 1 else g2)
-            n = n0 if b == 0 else (n1 if b == 1 else n2)
-            r0 = 511 if x & 511 else 0
-            r1 = 511 << 9 if x & 511 << 9 else 0
-            r2 = 511 << 18 if x & 511 << 18 else 0
-            k0 = BOX0 if x & BOX0 else 0
-            k1 = BOX0 << 3 if x & BOX0 << 3 else 0
-            k2 = BOX0 << 6 if x & BOX0 << 6 else 0
-            rows = r0 | r1 | r2
-            boxes = k0 | k1 | k2
-            bad |= bits27(rows) != 9 * n
-            bad |= bits27(boxes) != 9 * n
-            f[3 * d + b] = (f[BLOCK + b] & off & ~(rows | boxes)) | x
-    return not bad
+        f[27 + b] = BAND
+    for k in range(81):
+        g = givens[k]
+        if g:
+            b = k // 27
+            bit = 1 << (k - 27 * b)
+            if f[3 * (g - 1) + b] & bit == 0:
+                return False
+            place(f, 0, t, g - 1, b, bit, 0)
+    return True
 
 
 @inlined
@@ -672,7 +642,7 @@ def search(work, st) -> int:
     dirty = 0
     if st[MODE] == START:
         st[MODE] = ADVANCE
-        if not start(f, givens):
+        if not start(f, t, givens):
             st[MODE] = DONE
             return FINISHED
         todo_at[0] = 0
