@@ -96,6 +96,38 @@ def test_resuming_after_every_node_changes_nothing(
         native.forget_spaces()
 
 
+def test_the_band_kernels_counters_survive_its_pauses(
+    backend: native.Native, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The band kernel keeps its counters in registers during a call and writes them back on
+    every return: paused and resumed at every node, each top95 puzzle at limit 2 has the
+    stats of one call, and the file's totals are the known ones."""
+    puzzles = [r.puzzle for r in collection("top95")]
+    whole = [dict(backend.solve(p, limit=2).stats) for p in puzzles]
+    monkeypatch.setattr(native, "BUDGET", 1)
+    native.forget_spaces()
+    try:
+        paused = [dict(backend.solve(p, limit=2).stats) for p in puzzles]
+    finally:
+        native.forget_spaces()
+    assert paused == whole
+    totals = {k: sum(s[k] for s in whole) for k in whole[0]}
+    known = {"nodes": 1424, "guesses": 711, "backtracks": 713, "max_depth": 236}
+    known |= {"hidden_singles": 16471, "locked_eliminations": 22854}
+    assert {k: totals[k] for k in known} == known
+
+
+def test_a_contradiction_at_the_root_is_no_backtrack(backend: native.Native) -> None:
+    """Givens that do not conflict but leave a cell with no candidate (row 1 holds 1-8, its
+    last column a 9): the root's propagation ends the search, no node tried or undone."""
+    row = "12345678."
+    puzzle = Grid.parse(row + "." * 18 + "........9" + "." * 45)
+    assert puzzle.is_valid()
+    result = backend.solve(puzzle, limit=2)
+    assert (result.status, result.count, result.exhaustive) == (Status.UNSATISFIABLE, 0, True)
+    assert (result.stats["nodes"], result.stats["backtracks"]) == (0, 0)
+
+
 def test_limit_is_a_lower_bound(backend: native.Native) -> None:
     """Stopping at `limit` keeps exactly `limit` distinct solutions, not exhaustive."""
     result = backend.solve(FIRST_ROW_6X6, limit=1000)

@@ -112,7 +112,7 @@ GIVENS_AT = STATE_SIZE + 4
 BAND_STATE_SIZE = GIVENS_AT + 11
 #: Where the work array holds `band_tables()` (int32, in `TABLE_WORDS` int64 words) and the
 #: rows for solutions (`search`).
-TABLE_AT = LEVELS * BLOCK + 4 * LEVELS
+TABLE_AT = LEVELS * BLOCK + 3 * LEVELS
 TABLE_WORDS = (TABLE_SIZE + 1) // 2
 ROWS_AT = TABLE_AT + TABLE_WORDS
 
@@ -302,9 +302,12 @@ def place(f, o, t, d, b, bit, dirty) -> int:
 
 
 @inlined
-def digit(f, o, t, d, bands, st) -> int:
+def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
-    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b)."""
+    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b); and
+    the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
+    the locked rules) with this update's added. Counters in registers, not in the state
+    array: a store there could alias the blocks, and the loads after it would be redone."""
     base = o + 3 * d
     x0 = f[base]
     x1 = f[base + 1]
@@ -313,24 +316,24 @@ def digit(f, o, t, d, bands, st) -> int:
     if bands & 1:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x0 &= t[T_TCELLS + (s & 511)]
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x1 &= t[T_TCELLS + (s & 511)]
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
-            return -1
+            return -1, hidden, locked
         x2 &= t[T_TCELLS + (s & 511)]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
     p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
     if p0 | p1 | p2 != 511:
-        return -1
+        return -1, hidden, locked
     # A box whose digit lies in one column takes it from the other bands (pointing down).
     lock0 = t[T_LOCK + p0]
     lock1 = t[T_LOCK + p1]
@@ -345,20 +348,20 @@ def digit(f, o, t, d, bands, st) -> int:
         p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
         p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
         if p0 | p1 | p2 != 511:
-            return -1
+            return -1, hidden, locked
     # A column left to one band keeps that band's box to it (claiming).
     c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
     c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
     c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
     if (c0 | c1 | c2) & BAD:
-        return -1
+        return -1, hidden, locked
     if (x0 & c0) | (x1 & c1) | (x2 & c2):
         again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
         x0 &= ~c0
         x1 &= ~c1
         x2 &= ~c2
     if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
-        st[LOCKED] += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
+        locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
@@ -402,23 +405,24 @@ def digit(f, o, t, d, bands, st) -> int:
             bit = solo & -solo
             solo ^= bit
             if f[base + b] & bit:
-                st[HIDDEN] += 1
+                hidden += 1
                 dirty = place(f, o, t, d, b, bit, dirty)
             # else: placed in this loop in a peer; the next update finds the contradiction
-    return dirty
+    return dirty, hidden, locked
 
 
 @inlined
-def settle(f, o, t, dirty, st) -> int:
-    """Digit updates and naked singles to a fixpoint; the open cells, or -1."""
+def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
+    """Digit updates and naked singles to a fixpoint; the open cells, or -1; and the
+    counters `hidden` and `locked` with the fixpoint's added (`digit`)."""
     while True:
         while dirty:
             d = low_index(dirty & -dirty) // 3
             bands = (dirty >> 3 * d) & 7
             dirty ^= bands << 3 * d
-            more = digit(f, o, t, d, bands, st)
+            more, hidden, locked = digit(f, o, t, d, bands, hidden, locked)
             if more < 0:
-                return -1
+                return -1, hidden, locked
             dirty |= more
         placed = False
         for b in range(3):
@@ -432,7 +436,7 @@ def settle(f, o, t, dirty, st) -> int:
                 twice |= once & m
                 once |= m
             if once != BAND:
-                return -1
+                return -1, hidden, locked
             single = unplaced & ~twice
             while single:
                 bit = single & -single
@@ -443,7 +447,7 @@ def settle(f, o, t, dirty, st) -> int:
                         placed = True
                         break
         if not placed:
-            return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29])
+            return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29]), hidden, locked
 
 
 @inlined
@@ -586,14 +590,25 @@ def start(f, t, givens) -> bool:
     return True
 
 
+@inlined
+def counted(st, nodes, guesses, backtracks, depth, hidden, locked) -> None:
+    """The search's counters, kept in registers during a call, back into its state."""
+    st[NODES] = nodes
+    st[GUESSES] = guesses
+    st[BACKTRACKS] = backtracks
+    st[MAX_DEPTH] = depth
+    st[HIDDEN] = hidden
+    st[LOCKED] = locked
+
+
 @njit(cache=True)
 def search(work, st) -> int:
     """Run (or resume) the search of a 9x9 puzzle; FINISHED, LIMIT, PAUSED or FULL.
 
     The contract of `native_search.search` (the same state and return codes) with two arrays
     (numba's entry unboxes each argument on every call: an array costs about 100 ns): `work`
-    (`work_size` words, a thread's own) holds `LEVELS` blocks, then the open cells, branch
-    cells, untried digits and the digit to try first (a bit) of each level, then
+    (`work_size` words, a thread's own) holds `LEVELS` blocks, then the branch cell,
+    the untried digits and the digit to try first (a bit) of each level, then
     `band_tables()` (at `TABLE_AT`), then the rows for solutions as bytes (at `ROWS_AT`, 81 a
     row); `st` (`BAND_STATE_SIZE` words, a run's own) the state and counters, then the rows to
     fill (`keep`: the first `keep` rows), the limit, the budget, whether to stop when the rows
@@ -607,23 +622,32 @@ def search(work, st) -> int:
     budget = st[S_BUDGET]
     drain = st[S_DRAIN] != 0
     givens = st[GIVENS_AT:].view(np.uint8)
-    open_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
-    branch_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
-    todo_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
-    first_at = f[LEVELS * BLOCK + 3 * LEVELS : LEVELS * BLOCK + 4 * LEVELS]
+    branch_at = f[LEVELS * BLOCK : LEVELS * BLOCK + LEVELS]
+    todo_at = f[LEVELS * BLOCK + LEVELS : LEVELS * BLOCK + 2 * LEVELS]
+    first_at = f[LEVELS * BLOCK + 2 * LEVELS : LEVELS * BLOCK + 3 * LEVELS]
     sols = f[ROWS_AT:].view(np.uint8)
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
+    # The counters in registers for the whole call, written back on each return (`counted`).
+    nodes = st[NODES]
+    guesses = st[GUESSES]
+    backtracks = st[BACKTRACKS]
+    depth = st[MAX_DEPTH]
+    hidden = st[HIDDEN]
+    locked = st[LOCKED]
+    # The fixpoint (`settle`) has one call site, at the top of the loop: the root's (every
+    # digit-band dirty after `start`) and each node's (after its digit's `place`) run the same
+    # machine code, which the whole search then keeps warm.
+    dirty = 0
     if st[MODE] == START:
         st[MODE] = ADVANCE
-        open0 = settle(f, 0, t, BAND, st) if start(f, t, givens) else -1
-        if open0 < 0:
+        if not start(f, t, givens):
             st[MODE] = DONE
             return FINISHED
-        open_at[0] = open0
         todo_at[0] = 0
         w = 0
+        dirty = BAND
         expand = True
     else:
         w = st[FROM] + 1
@@ -631,7 +655,7 @@ def search(work, st) -> int:
     while True:
         if expand:
             o = (w & LEVEL_MASK) * BLOCK
-            open_cells = open_at[w]
+            open_cells, hidden, locked = settle(f, o, t, dirty, hidden, locked)
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
@@ -640,13 +664,19 @@ def search(work, st) -> int:
                 st[COUNT] += 1
                 if st[COUNT] >= limit:
                     st[FROM] = w - 1
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
                     return LIMIT
                 if drain and saved + 1 == keep:
                     st[FROM] = w - 1
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
                     return FULL
                 j = w - 1
             elif open_cells < 0:
-                st[BACKTRACKS] += 1
+                if nodes == 0:  # the root's contradiction: no node tried, none to undo
+                    st[MODE] = DONE
+                    counted(st, nodes, guesses, backtracks, depth, hidden, locked)
+                    return FINISHED
+                backtracks += 1
                 j = w - 1
             else:
                 k = branch(f, o, t) & CELL_MASK
@@ -665,7 +695,7 @@ def search(work, st) -> int:
                 branch_at[w] = k
                 todo_at[w] = todo
                 first_at[w] = first
-                st[GUESSES] += 1
+                guesses += 1
                 j = w
         else:
             j = w - 1
@@ -673,12 +703,14 @@ def search(work, st) -> int:
             j -= 1
         if j < 0:
             st[MODE] = DONE
+            counted(st, nodes, guesses, backtracks, depth, hidden, locked)
             return FINISHED
         if spent >= budget:
             st[FROM] = j
+            counted(st, nodes, guesses, backtracks, depth, hidden, locked)
             return PAUSED
         spent += 1
-        st[NODES] += 1
+        nodes += 1
         todo = todo_at[j]
         low = first_at[j] if todo & first_at[j] else todo & -todo
         todo ^= low
@@ -690,8 +722,7 @@ def search(work, st) -> int:
             dst = (w & LEVEL_MASK) * BLOCK
             for i in range(30):
                 f[dst + i] = f[src + i]
-            if w > st[MAX_DEPTH]:
-                st[MAX_DEPTH] = w
+            depth = max(depth, w)
         else:  # the last digit: reuse the block
             w = j
         todo_at[w] = 0
@@ -699,7 +730,6 @@ def search(work, st) -> int:
         b = k // 27
         bit = 1 << (k - 27 * b)
         dirty = place(f, o, t, low_index(low), b, bit, 0)
-        open_at[w] = settle(f, o, t, dirty, st)
         expand = True
 
 
