@@ -26,6 +26,8 @@ from sudokubench.errors import StoreError
 from sudokubench.harness.records import TaskRow
 
 __all__ = [
+    "STORED_FIELDS",
+    "STORED_WIDTH",
     "TASK_COLUMNS",
     "VALUES_PER_INSERT",
     "TaskWriter",
@@ -42,11 +44,18 @@ __all__ = [
 VALUES_PER_INSERT = 999
 
 # -- a task row's columns: each is named after the field it stores (`"limit"` quoted, an SQL
-# word); a few fields are stored in another form.
+# word); a few fields are stored in another form, and the puzzle's text not at all (its puzzle
+# row holds it: `Store.tasks` joins it).
 
-TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
-#: Values of a task row after the run id.
+#: A task row's values as they come (a worker's flat rows, `add_values`): `TaskRow`'s fields.
 WIDTH = len(TaskRow._fields)
+#: The place of the puzzle's text among them, which the tasks table does not store.
+_PUZZLE = TaskRow._fields.index("puzzle")
+#: The fields the tasks table stores, after the run id: `TaskRow`'s but the puzzle's text.
+STORED_FIELDS = TaskRow._fields[:_PUZZLE] + TaskRow._fields[_PUZZLE + 1 :]
+TASK_COLUMNS = ", ".join(f'"{name}"' for name in STORED_FIELDS)
+#: Values of a stored task row after the run id.
+STORED_WIDTH = len(STORED_FIELDS)
 
 #: None bound as NULL without the sqlite3 module's failed look for an adapter. The module binds
 #: an int, float or str at once, but asks about any other value first: its adapters (none for
@@ -97,8 +106,8 @@ def stats_json(stats: Mapping[str, Any]) -> str:
 
 
 def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None) -> tuple[Any, ...]:
-    """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
-    the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
+    """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order
+    (all but the puzzle's text, which the puzzles table holds), the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
     own made of this row's solutions and stats, `wire.to_wire`), the two flags as the
     integers SQLite stores.
 
@@ -113,18 +122,20 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
         exhaustive, solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid,
         problem, host, peak_memory_bytes,
     ) = row  # fmt: skip
+    del puzzle  # (not stored: its puzzle row holds it)
     if texts is None:
         texts = (solutions_json(solutions, valid), stats_json(stats))
     return (
-        run_id, task_id, puzzle_id, puzzle, backend, limit, timeout, sample, str(status),
+        run_id, task_id, puzzle_id, backend, limit, timeout, sample, str(status),
         count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1], message,
         verdict, 1 if valid else 0, problem, host, peak_memory_bytes,
     )  # fmt: skip
 
 
-#: A task row's places (after the run id) often None or one text in all of a statement's rows.
+#: A stored task row's places (after the run id) often None or one text in all of a
+#: statement's rows.
 _CONSTANT_TASK = tuple(
-    TaskRow._fields.index(name)
+    STORED_FIELDS.index(name)
     for name in (
         "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
         "valid", "problem", "host", "peak_memory_bytes",
@@ -132,7 +143,7 @@ _CONSTANT_TASK = tuple(
 )  # fmt: skip
 #: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
 _INTEGER_TASK = frozenset(
-    TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
+    STORED_FIELDS.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
 )
 #: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
 #: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
@@ -343,7 +354,7 @@ class TaskWriter:
                         insert_rows(
                             self.db,
                             f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
-                            1 + WIDTH,
+                            1 + STORED_WIDTH,
                             self.pending,
                         )
                         self._insert_values()
@@ -354,31 +365,35 @@ class TaskWriter:
             self.last = time.monotonic()
 
     def _insert_values(self) -> None:
-        """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement, the run id a literal of the statement (an int: nothing to escape), and
-        a column of one None or text in every row of a statement a literal too
-        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
-        backend, status, message, verdict and host its run's rows share, and the ints of
-        the limit, sample, count and flags)."""
+        """INSERT the rows of `pending_values` (flat, `WIDTH` a row), `VALUES_PER_INSERT //
+        STORED_WIDTH` a statement, each without its puzzle's text (one `del` of a chunk's
+        column), the run id a literal of the statement (an int: nothing to escape), and a
+        column of one None or text in every row of a statement a literal too
+        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the backend,
+        status, message, verdict and host its run's rows share, and the ints of the limit,
+        sample, count and flags)."""
         values = self.pending_values
         if not values:
             return
-        step = max(1, VALUES_PER_INSERT // WIDTH) * WIDTH
+        width = STORED_WIDTH
+        step = max(1, VALUES_PER_INSERT // width) * WIDTH
         statements = self._statements
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
         for start in range(0, len(values), step):
             chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
-            rows = len(chunk) // WIDTH
-            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
+            del chunk[_PUZZLE::WIDTH]
+            rows = len(chunk) // width
+            literals = drop_constant_columns(chunk, width, _CONSTANT_TASK, _INTEGER_TASK)
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
                 chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
+                del chunk[_PUZZLE::WIDTH]
                 literals = tuple(x for x in literals if x[1] == "NULL")
-                drop_constant_columns(chunk, WIDTH, [place for place, _ in literals])
+                drop_constant_columns(chunk, width, [place for place, _ in literals])
                 sql = statements.get((literals, rows))
             if sql is None:
-                sql = values_sql(into, str(int(self.run_id)), WIDTH, literals, rows)
+                sql = values_sql(into, str(int(self.run_id)), width, literals, rows)
                 statements[literals, rows] = sql
             execute(sql, chunk)
 
