@@ -12,15 +12,16 @@ from support import TELEGRAM_SOLUTION
 
 from sudokubench.harness.report import build_report
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
+from sudokubench.harness.store_read import task_from_sql
 from sudokubench.harness.store_write import (
     VALUES_PER_INSERT,
     drop_constant_columns,
     insert_rows,
     sql_literal,
+    statement_rows,
     stats_json,
     task_to_sql,
 )
-from sudokubench.harness.store_read import task_from_sql
 
 PUZZLE = "8.9.....7...5.9....35.7.89..2.7.8.1.7.......2.6.1.547..9785423....9.67..5.......6"
 SOLUTION = TELEGRAM_SOLUTION
@@ -435,3 +436,31 @@ def test_a_task_row_without_its_puzzle_row_reads_as_damaged(store):
         writer.add(row(1, puzzle_id="elsewhere:1"))
     with pytest.raises(StoreError, match=r"damaged: task 1: puzzle is not text"):
         list(store.tasks(run_id))
+
+
+def test_statement_rows_are_whole_statements_then_powers_of_two():
+    assert statement_rows(1000, 49) == [49] * 20 + [16, 4]
+    assert statement_rows(48, 49) == [32, 16]
+    assert statement_rows(37, 49) == [32, 4, 1]
+    assert statement_rows(100, 64) == [64, 32, 4]
+    assert statement_rows(0, 49) == []
+    for n in range(200):
+        for per in (1, 2, 31, 32, 49, 999):
+            pieces = statement_rows(n, per)
+            assert sum(pieces) == n and all(0 < p <= per for p in pieces)
+
+
+def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path):
+    # flushes of 1, 2, ..., 60 rows: statements of 49, 32, 16, 8, 4, 2 and 1 rows only
+    with Store(tmp_path / "r.sqlite") as store:
+        run_id = new_run(store)
+        rows, k = [], 0
+        with store.writer(run_id, every=10**6, seconds=3600) as writer:
+            for n in range(1, 61):
+                batch = [row(k + j, wall_s=(k + j) / 3) for j in range(n)]
+                k += n
+                writer.add_values(flat_values(batch))
+                writer.flush()
+                rows += batch
+            assert {r for _, r in writer._statements} == {49, 32, 16, 8, 4, 2, 1}
+        assert list(store.tasks(run_id)) == rows

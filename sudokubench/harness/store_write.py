@@ -35,6 +35,7 @@ __all__ = [
     "insert_rows",
     "solutions_json",
     "sql_literal",
+    "statement_rows",
     "stats_json",
     "task_to_sql",
     "values_sql",
@@ -107,9 +108,9 @@ def stats_json(stats: Mapping[str, Any]) -> str:
 
 def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None) -> tuple[Any, ...]:
     """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order
-    (all but the puzzle's text, which the puzzles table holds), the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
-    own made of this row's solutions and stats, `wire.to_wire`), the two flags as the
-    integers SQLite stores.
+    (all but the puzzle's text, which the puzzles table holds), the solutions and stats as
+    JSON text (`texts` when given: what a worker of sudokubench's own made of this row's
+    solutions and stats, `wire.to_wire`), the two flags as the integers SQLite stores.
 
     (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
     any other value, a bool included: a failed attribute lookup on a type, whose error text
@@ -189,6 +190,30 @@ def insert_rows(
             db.execute(many, list(itertools.chain.from_iterable(chunk)))
         else:
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
+
+
+#: The row counts of the statements that take the rows past a whole number of `per`
+#: (`statement_rows`).
+_PIECES = (32, 16, 8, 4, 2, 1)
+
+
+def statement_rows(rows: int, per: int) -> list[int]:
+    """The rows of each statement that inserts `rows` rows, `per` at most a statement: as
+    many of `per` as there are, then the rest as a sum of powers of two (32 at most; past 63,
+    more of 32). A writer's flushes take whatever rows have come (a number set by the
+    timer), and a statement of each number of rows would be prepared anew (SQLite compiles
+    a statement of 49 rows, a thousand values, in about 2M instructions, one of 1 row in
+    0.13M: the 0.1 s commits' remainders cost 11-39M a run of 8,000 tasks); the rest in at
+    most six statements of seven row counts in all is a few executions more a flush."""
+    pieces = [per] * (rows // per)
+    rest = rows % per
+    for piece in _PIECES:
+        if piece >= per:
+            continue
+        while rest >= piece:
+            pieces.append(piece)
+            rest -= piece
+    return pieces
 
 
 def sql_literal(value: Any) -> str | None:
@@ -376,18 +401,18 @@ class TaskWriter:
         if not values:
             return
         width = STORED_WIDTH
-        step = max(1, VALUES_PER_INSERT // width) * WIDTH
         statements = self._statements
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
-        for start in range(0, len(values), step):
-            chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
+        start = 0
+        for rows in statement_rows(len(values) // WIDTH, VALUES_PER_INSERT // width):
+            stop = start + rows * WIDTH
+            chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
             del chunk[_PUZZLE::WIDTH]
-            rows = len(chunk) // width
             literals = drop_constant_columns(chunk, width, _CONSTANT_TASK, _INTEGER_TASK)
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
-                chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
+                chunk = values[start:stop]  # (NULLs alone: a few statements at most)
                 del chunk[_PUZZLE::WIDTH]
                 literals = tuple(x for x in literals if x[1] == "NULL")
                 drop_constant_columns(chunk, width, [place for place, _ in literals])
@@ -396,6 +421,7 @@ class TaskWriter:
                 sql = values_sql(into, str(int(self.run_id)), width, literals, rows)
                 statements[literals, rows] = sql
             execute(sql, chunk)
+            start = stop
 
     def close(self) -> None:
         """Stop the background thread and commit what is left."""
