@@ -13,15 +13,15 @@ Tables:
   them), `disagreements` (set when the run ends).
 - `puzzles`: the puzzles of a run with their collection and the answers the input states.
 - `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
-  returned (but the puzzle's text: the row names its puzzle by `puzzle_id`, and a read joins
-  the run's `puzzles` row for the text), the timings, and the harness's check of the answer
-  (`valid`, `problem`, `verdict`), the `host` that ran it and the worker's
-  `peak_memory_bytes` during the call (NULL where not measured). `(run_id, task_id)` is the primary key, so a resumed run cannot
-  duplicate one. Older files are upgraded on open, one version at a time (`UPGRADES`): a
-  version 1 file has no `host`, a version 2 file no `peak_memory_bytes` (its tasks read as
-  not measured), a version 3 file has the puzzle's text on every task row as well (dropped:
-  the upgrade first checks that each is its puzzle row's, `UPGRADE_CHECKS`, and refuses the
-  file if one is not).
+  returned (but the puzzle's text: the row names its puzzle by `puzzle_id`, and a read joins the
+  run's `puzzles` row for the text), the timings, and the harness's check of the answer
+  (`valid`, `problem`, `verdict`), the `host` that ran it and the worker's `peak_memory_bytes`
+  during the call (NULL where not measured). `(run_id, task_id)` is the primary key, so a
+  resumed run cannot duplicate one. Older files are upgraded on open, one version at a time
+  (`UPGRADES`): a version 1 file has no `host`, a version 2 file no `peak_memory_bytes` (its
+  tasks read as not measured), a version 3 file has the puzzle's text on every task row as well
+  (dropped: the upgrade first checks that each is its puzzle row's, `UPGRADE_CHECKS`, and
+  refuses the file if one is not).
 
 `INDEXES` serve the reads that stream a run in input order (`Store.ordered_puzzles`); they
 change no table, so a file without them is still version 2, and they are added when it is
