@@ -37,11 +37,8 @@ def main() -> None:
     parser.add_argument("--run", type=int, default=1)
     opts = parser.parse_args()
     source = sqlite3.connect(f"file:{opts.db}?mode=ro", uri=True)
-    names = ", ".join("p.puzzle" if c == "puzzle" else f't."{c}"' for c in TaskRow._fields)
-    query = (
-        f"SELECT {names} FROM tasks AS t JOIN puzzles AS p USING (run_id, puzzle_id) "
-        "WHERE run_id = ? ORDER BY task_id LIMIT ?"
-    )
+    names = ", ".join(f'"{c}"' for c in TaskRow._fields)
+    query = f"SELECT {names} FROM tasks WHERE run_id = ? ORDER BY task_id LIMIT ?"
     flat = [v for row in source.execute(query, (opts.run, opts.count)) for v in row]
     names = ", ".join(PuzzleRow._fields)
     query = f"SELECT {names} FROM puzzles WHERE run_id = ? ORDER BY position LIMIT ?"

@@ -1,16 +1,14 @@
-"""The INSERT of a run's task rows alone: the tasks table as the schema has it (since version 4
-without the puzzle's text) against a lean one without the puzzle's id and text (which the
-puzzles table holds), CPU time a row.
+"""The INSERT of a run's task rows alone: the tasks table as the schema has it against a lean
+one without the puzzle's id and text (which the puzzles table holds), CPU time a row.
 
     python benchmarks/task_insert.py                 # 20,000 rows of native on 17clue, 5 rounds
     python benchmarks/task_insert.py --count 5000 --rounds 9
 
 The rows are those a worker sends for `native`'s answers (`pool/batch.py`'s flat values),
-inserted as `TaskWriter.add_values` inserts them (the puzzle's text left out,
-`VALUES_PER_INSERT` values a statement, the run id in the statement), committed every 400
-rows, into a new database file each round, the two tables (and the lean one `WITHOUT
-ROWID`) in turn. It tells whether a schema without the puzzle repeated on every task row
-would pay. The schema's table is filled twice: every
+inserted as `TaskWriter.add_values` inserts them (`VALUES_PER_INSERT` values a statement, the
+run id in the statement), committed every 400 rows, into a new database file each round,
+the two tables (and the lean one `WITHOUT ROWID`) in turn. It tells whether a schema without
+the puzzle repeated on every task row would pay. The schema's table is filled twice: every
 value bound, and as `TaskWriter` writes it now, a column of one None or text in a statement's
 rows written as a literal (`store_write.drop_constant_columns`).
 """
@@ -26,12 +24,10 @@ from _common import harness_setup
 
 from sudokubench.harness.pool import Task, run_task
 from sudokubench.harness.pool.batch import WIDTH, to_columns
-from sudokubench.harness.records import TaskRow
 from sudokubench.harness.schema import SCHEMA
 from sudokubench.harness.store_write import (
     _CONSTANT_TASK,
     _INTEGER_TASK,
-    STORED_WIDTH,
     TASK_COLUMNS,
     VALUES_PER_INSERT,
     drop_constant_columns,
@@ -93,16 +89,15 @@ def main() -> None:
     n = len(puzzles)
     kept = [k for k in range(WIDTH) if k not in LEFT_OUT]
     lean = [full[r * WIDTH + k] for r in range(n) for k in kept]
-    lean_columns = ", ".join(f'"{TaskRow._fields[k]}"' for k in kept)
-    stored = list(full)
-    del stored[TaskRow._fields.index("puzzle") :: WIDTH]  # (as `TaskWriter` stores them)
+    names = TASK_COLUMNS.split(", ")
+    lean_columns = ", ".join(names[k] for k in kept)
     table = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS tasks") :]
     table = table[: table.index(");") + 2]
     lean_table = table.replace("tasks", "lean").replace(" REFERENCES runs(id)", "")
-    lean_table = lean_table.replace("    puzzle_id TEXT NOT NULL,\n", "")
+    lean_table = lean_table.replace("    puzzle_id TEXT NOT NULL,\n    puzzle TEXT NOT NULL,\n", "")
     kinds = {
-        "the schema's table": (SCHEMA, "tasks", TASK_COLUMNS, stored, STORED_WIDTH),
-        "the schema's table, literals": (SCHEMA, "tasks", TASK_COLUMNS, stored, STORED_WIDTH),
+        "the schema's table": (SCHEMA, "tasks", TASK_COLUMNS, full, WIDTH),
+        "the schema's table, literals": (SCHEMA, "tasks", TASK_COLUMNS, full, WIDTH),
         "lean": (lean_table, "lean", lean_columns, lean, len(kept)),
         "lean, WITHOUT ROWID": (
             lean_table.replace("lean", "lean_nr").replace(");", ") WITHOUT ROWID;"),

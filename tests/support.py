@@ -78,16 +78,6 @@ def stored(db: Path) -> int:
             return 0
 
 
-def with_task_texts(conn: sqlite3.Connection) -> None:
-    """Give a file's task rows their puzzle's text again, as schema versions 1-3 stored it
-    (for a test that makes a file of an older version out of a new one)."""
-    conn.execute("ALTER TABLE tasks ADD COLUMN puzzle TEXT NOT NULL DEFAULT ''")
-    conn.execute(
-        "UPDATE tasks SET puzzle = (SELECT p.puzzle FROM puzzles AS p "
-        "WHERE p.run_id = tasks.run_id AND p.puzzle_id = tasks.puzzle_id)"
-    )
-
-
 def quiet_runs(db: Path | str) -> None:
     """Make every stored run read as taken on a quiet machine (no load at its start or end,
     no task that waited for a CPU), so a test of `report --fail-slower` judges its times

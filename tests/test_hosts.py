@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from support import MULTIPLE, TELEGRAM, with_task_texts
+from support import MULTIPLE, TELEGRAM
 
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import HOST
@@ -52,7 +52,6 @@ def test_a_schema_1_file_is_upgraded_and_keeps_its_runs(tmp_path):
     with sqlite3.connect(tmp_path / "r.sqlite") as db:  # as an older sudokubench wrote it
         db.execute("ALTER TABLE tasks DROP COLUMN host")
         db.execute("ALTER TABLE tasks DROP COLUMN peak_memory_bytes")
-        with_task_texts(db)
         db.execute("UPDATE schema_version SET version = 1")
     with Store(tmp_path / "r.sqlite", create=False) as store:
         assert store.db.execute("SELECT version FROM schema_version").fetchall() == [

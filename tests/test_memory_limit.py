@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from hostile_plugins import HOG_BYTES
-from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, cli, with_task_texts
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, cli
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid, is_solution
@@ -149,7 +149,6 @@ def test_a_version_2_file_is_upgraded_and_its_tasks_read_as_not_measured(tmp_pat
     compare(args, db=db)
     with sqlite3.connect(db) as conn:  # as the previous sudokubench wrote it
         conn.execute("ALTER TABLE tasks DROP COLUMN peak_memory_bytes")
-        with_task_texts(conn)
         conn.execute("UPDATE schema_version SET version = 2")
     with Store(db, create=False) as store:
         assert store.db.execute("SELECT version FROM schema_version").fetchall() == [

@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from pathlib import Path
 
 import pytest
 from support import TELEGRAM_SOLUTION
 
-from sudokubench.harness.report import build_report
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
-from sudokubench.harness.store_read import task_from_sql
 from sudokubench.harness.store_write import (
     VALUES_PER_INSERT,
     drop_constant_columns,
@@ -52,27 +49,6 @@ def row(task_id: int, **changes) -> TaskRow:
     }
     fields.update(changes)
     return TaskRow(**fields)
-
-
-#: The puzzle of `row`'s tasks, stored with a run (`new_run`): a task row names its puzzle, and
-#: is read back with its puzzle row's text.
-PUZZLE_ROW = PuzzleRow("course.txt:3", 0, "course", PUZZLE)
-
-
-def new_run(store: Store) -> int:
-    """A new run of `store` with the puzzle of `row`'s tasks."""
-    return store.new_run({}, {}, [PUZZLE_ROW])
-
-
-def flat_values(rows: list[TaskRow]) -> list:
-    """The rows flat as a worker sends them (`pool.batch`): `TaskRow`'s fields, the puzzle's
-    text included, in the stored forms (`task_to_sql`'s values)."""
-    values: list = []
-    for r in rows:
-        stored = list(task_to_sql(1, r)[1:])
-        stored.insert(TaskRow._fields.index("puzzle"), r.puzzle)
-        values += stored
-    return values
 
 
 @pytest.fixture
@@ -151,7 +127,7 @@ def test_puzzles_round_trip_in_input_order_and_are_not_duplicated(store):
 
 
 def test_tasks_round_trip_exactly(store):
-    run_id = new_run(store)
+    run_id = store.new_run({}, {})
     rows = [
         row(0),
         row(1, status="timeout", count=0, exhaustive=False, solutions=(), verdict="?"),
@@ -167,7 +143,7 @@ def test_tasks_round_trip_exactly(store):
 
 
 def test_a_task_stored_twice_stays_one_row(store):
-    run_id = new_run(store)
+    run_id = store.new_run({}, {})
     with store.writer(run_id) as writer:
         writer.add(row(5, wall_s=1.0))
         writer.add(row(5, wall_s=2.0))
@@ -178,8 +154,8 @@ def test_many_rows_are_stored_whole_across_statements_of_many_rows(store):
     # Rows go in statements of up to VALUES_PER_INSERT values: these span several full ones
     # and a shorter last one, with a repeated id inside one statement, as `--resume` and
     # `add_puzzles` may give (a task's later row replaces it, a puzzle's first stays).
-    per_task = VALUES_PER_INSERT // len(TaskRow._fields)  # (the run id, the fields but the text)
-    run_id = new_run(store)
+    per_task = VALUES_PER_INSERT // (1 + len(TaskRow._fields))
+    run_id = store.new_run({}, {})
     rows = [row(k, wall_s=float(k)) for k in range(3 * per_task + 7)]
     again = rows[5]._replace(wall_s=99.0)
     with store.writer(run_id, every=10**6, seconds=3600) as writer:
@@ -227,7 +203,7 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
     # `add_values`' statements write a column None in each of their rows as NULL: the rows
     # read back exactly as those stored a tuple a row (`insert_rows`), NULL and types alike,
     # whichever statements hold a problem or a peak memory (47 rows a statement).
-    per = VALUES_PER_INSERT // (len(TaskRow._fields) - 1)
+    per = VALUES_PER_INSERT // len(TaskRow._fields)
     rows = [row(k, wall_s=k / 7, peak_memory_bytes=None) for k in range(3 * per + 11)]
     rows[per + 3] = rows[per + 3]._replace(valid=False, problem="solution 1 is wrong")
     rows[2 * per + 5] = rows[2 * per + 5]._replace(peak_memory_bytes=2**40 + 3)
@@ -242,11 +218,11 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
         rows[k] = rows[k]._replace(limit=3, count=1, sample=7)
     sql = [task_to_sql(1, r) for r in rows]
     with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
-        run_id = new_run(flat)
-        assert run_id == new_run(plain) == 1
+        run_id = flat.new_run({}, {})
+        assert run_id == plain.new_run({}, {}) == 1
         with flat.writer(run_id, every=10**6, seconds=3600) as writer:
-            writer.add_values(flat_values(rows[:100]))
-            writer.add_values(flat_values(rows[100:]))
+            writer.add_values([v for values in sql[:100] for v in values[1:]])
+            writer.add_values([v for values in sql[100:] for v in values[1:]])
         with plain.db:
             insert_rows(plain.db, "INTO tasks", len(sql[0]), sql)
         assert list(flat.tasks(run_id)) == rows
@@ -258,15 +234,15 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
 def test_flat_task_rows_with_a_text_of_their_own_a_statement_store_whole(tmp_path):
     # each statement's rows share a message no other shares: past the writer's few kept
     # statements, the texts are bound and the NULLs still written (the rows the same)
-    per = VALUES_PER_INSERT // (len(TaskRow._fields) - 1)
+    per = VALUES_PER_INSERT // len(TaskRow._fields)
     rows = [row(k, message=f"m{k // per}", host=f"h{k // per}") for k in range(40 * per)]
     rows[-1] = rows[-1]._replace(problem="wrong", valid=False)
     sql = [task_to_sql(1, r) for r in rows]
     with Store(tmp_path / "flat.sqlite") as flat, Store(tmp_path / "rows.sqlite") as plain:
-        run_id = new_run(flat)
-        new_run(plain)
+        run_id = flat.new_run({}, {})
+        plain.new_run({}, {})
         with flat.writer(run_id, every=10**6, seconds=3600) as writer:
-            writer.add_values(flat_values(rows))
+            writer.add_values([v for values in sql for v in values[1:]])
             assert len(writer._statements) <= 40
         with plain.db:
             insert_rows(plain.db, "INTO tasks", len(sql[0]), sql)
@@ -366,101 +342,29 @@ def test_a_reader_is_not_blocked_by_an_open_write(tmp_path):
             assert reader.run(run_id).status == "interrupted"
 
 
-#: A results file of schema version 3 as the sudokubench before version 4 wrote it (`iterdump`
-#: of two runs: 9x9, 4x4 and 16x16 puzzles, two backends each, answers solved and timed out,
-#: puzzles with the input's answers, `--repeat 2`).
-SCHEMA_3 = Path(__file__).with_name("schema3_runs.sql")
-
-
-def _version_3_file(path: Path) -> list[tuple]:
-    """A version 3 file at `path` made of `SCHEMA_3`; its task rows as version 3 read them
-    (every field from the tasks row, the puzzle's text included)."""
-    with sqlite3.connect(path) as db:
-        db.executescript(SCHEMA_3.read_text())
-        assert db.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
-        names = ", ".join(f'"{name}"' for name in TaskRow._fields)
-        return db.execute(f"SELECT run_id, {names} FROM tasks ORDER BY run_id, task_id").fetchall()
-
-
-def test_a_version_3_file_is_upgraded_and_reads_back_the_same(tmp_path):
-    path = tmp_path / "r.sqlite"
-    tasks = _version_3_file(path)
-    with sqlite3.connect(path) as db:
-        runs = db.execute("SELECT * FROM runs ORDER BY id").fetchall()
-        puzzles = db.execute("SELECT * FROM puzzles ORDER BY run_id, position").fetchall()
-    assert len(tasks) == 38 and {t[8] for t in tasks} == {"solved", "timeout"}
-    with Store(path, create=False) as store:
-        assert store.db.execute("SELECT version FROM schema_version").fetchall() == [
-            (SCHEMA_VERSION,)
-        ]
-        columns = [r[1] for r in store.db.execute("PRAGMA table_info(tasks)")]
-        assert "puzzle" not in columns and "puzzle_id" in columns
-        assert store.db.execute("SELECT * FROM runs ORDER BY id").fetchall() == runs
-        assert (
-            store.db.execute("SELECT * FROM puzzles ORDER BY run_id, position").fetchall()
-            == puzzles
-        )
-        read = [(run_id, t) for run_id in (1, 2) for t in store.tasks(run_id)]
-        assert read == [(t[0], task_from_sql(t[1:])) for t in tasks]
-        assert all(t.puzzle == t_v3[3] for (_, t), t_v3 in zip(read, tasks, strict=True))
-        for run_id in (1, 2):
-            report = build_report(store, run_id)
-            assert report.ok
-            solved = sum(s.solved for s in report.summary)  # (puzzles a backend solved)
-            assert solved == len({t[2:5:2] for t in tasks if t[0] == run_id and t[8] == "solved"})
-        run_id = new_run(store)  # a new run in the upgraded file
-        with store.writer(run_id) as writer:
-            writer.add(row(0))
-        assert list(store.tasks(run_id)) == [row(0)]
-
-
-def test_a_version_3_file_whose_task_text_is_not_its_puzzles_is_not_upgraded(tmp_path):
-    path = tmp_path / "r.sqlite"
-    _version_3_file(path)
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE tasks SET puzzle = 'x' || puzzle WHERE run_id = 2 AND task_id = 3")
-    with pytest.raises(StoreError, match=r"version 3 .*task 3 of run 2 has a puzzle text"):
-        Store(path, create=False)
-    with sqlite3.connect(path) as db:  # left as it was
-        assert db.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
-        assert db.execute("SELECT COUNT(puzzle) FROM tasks").fetchone() == (38,)
-        db.execute("DELETE FROM puzzles WHERE run_id = 1 AND position = 0")
-    with pytest.raises(StoreError, match=r"version 3 .*run 1 has a puzzle text"):
-        Store(path, create=False)
-
-
-def test_a_task_row_without_its_puzzle_row_reads_as_damaged(store):
-    run_id = new_run(store)
-    with store.writer(run_id) as writer:
-        writer.add(row(0))
-        writer.add(row(1, puzzle_id="elsewhere:1"))
-    with pytest.raises(StoreError, match=r"damaged: task 1: puzzle is not text"):
-        list(store.tasks(run_id))
-
-
 def test_statement_rows_are_whole_statements_then_powers_of_two():
-    assert statement_rows(1000, 49) == [49] * 20 + [16, 4]
-    assert statement_rows(48, 49) == [32, 16]
+    assert statement_rows(1000, 47) == [47] * 21 + [8, 4, 1]
+    assert statement_rows(46, 47) == [32, 8, 4, 2]
     assert statement_rows(37, 49) == [32, 4, 1]
     assert statement_rows(100, 64) == [64, 32, 4]
-    assert statement_rows(0, 49) == []
+    assert statement_rows(0, 47) == []
     for n in range(200):
-        for per in (1, 2, 31, 32, 49, 999):
+        for per in (1, 2, 31, 32, 47, 999):
             pieces = statement_rows(n, per)
             assert sum(pieces) == n and all(0 < p <= per for p in pieces)
 
 
 def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path):
-    # flushes of 1, 2, ..., 60 rows: statements of 49, 32, 16, 8, 4, 2 and 1 rows only
+    # flushes of 1, 2, ..., 60 rows: statements of 47, 32, 16, 8, 4, 2 and 1 rows only, and
+    # every row stored
     with Store(tmp_path / "r.sqlite") as store:
-        run_id = new_run(store)
-        rows, k = [], 0
+        run_id = store.new_run({}, {})
+        rows: list[TaskRow] = []
         with store.writer(run_id, every=10**6, seconds=3600) as writer:
             for n in range(1, 61):
-                batch = [row(k + j, wall_s=(k + j) / 3) for j in range(n)]
-                k += n
-                writer.add_values(flat_values(batch))
+                batch = [row(len(rows) + j, wall_s=(len(rows) + j) / 3) for j in range(n)]
+                writer.add_values([v for r in batch for v in task_to_sql(run_id, r)[1:]])
                 writer.flush()
                 rows += batch
-            assert {r for _, r in writer._statements} == {49, 32, 16, 8, 4, 2, 1}
+            assert {r for _, r in writer._statements} == {47, 32, 16, 8, 4, 2, 1}
         assert list(store.tasks(run_id)) == rows

@@ -13,40 +13,24 @@ Tables:
   them), `disagreements` (set when the run ends).
 - `puzzles`: the puzzles of a run with their collection and the answers the input states.
 - `tasks`: one row per (puzzle, backend, sample) that finished, with everything the worker
-  returned (but the puzzle's text: the row names its puzzle by `puzzle_id`, and a read joins the
-  run's `puzzles` row for the text), the timings, and the harness's check of the answer
-  (`valid`, `problem`, `verdict`), the `host` that ran it and the worker's `peak_memory_bytes`
-  during the call (NULL where not measured). `(run_id, task_id)` is the primary key, so a
-  resumed run cannot duplicate one. Older files are upgraded on open, one version at a time
-  (`UPGRADES`): a version 1 file has no `host`, a version 2 file no `peak_memory_bytes` (its
-  tasks read as not measured), a version 3 file has the puzzle's text on every task row as well
-  (dropped: the upgrade first checks that each is its puzzle row's, `UPGRADE_CHECKS`, and
-  refuses the file if one is not).
+  returned, the timings, and the harness's check of the answer (`valid`, `problem`,
+  `verdict`), the `host` that ran it and the worker's `peak_memory_bytes` during the call
+  (NULL where not measured). `(run_id, task_id)` is the primary key, so a resumed run cannot
+  duplicate one. Older files are upgraded on open, one version at a time (`UPGRADES`): a
+  version 1 file has no `host`, a version 2 file no `peak_memory_bytes` (its tasks read as
+  not measured).
 
 `INDEXES` serve the reads that stream a run in input order (`Store.ordered_puzzles`); they
 change no table, so a file without them is still version 2, and they are added when it is
 opened.
 """
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 3
 #: Older schema versions this one upgrades in place: version -> the SQL that takes a file of
 #: that version to the next one.
 UPGRADES = {
     1: "ALTER TABLE tasks ADD COLUMN host TEXT NOT NULL DEFAULT ''",
     2: "ALTER TABLE tasks ADD COLUMN peak_memory_bytes INTEGER",
-    3: "ALTER TABLE tasks DROP COLUMN puzzle",
-}
-#: What must hold before a file of a version is upgraded: version -> (a query that finds a row
-#: where it does not, what is wrong then). A version 3 task row's puzzle text is dropped, to be
-#: read from its puzzle row: a task without a puzzle row of its run, or whose text is not its
-#: puzzle row's (a file edited by hand), would read back otherwise than it was stored.
-UPGRADE_CHECKS = {
-    3: (
-        "SELECT t.run_id, t.task_id FROM tasks AS t LEFT JOIN puzzles AS p "
-        "ON p.run_id = t.run_id AND p.puzzle_id = t.puzzle_id "
-        "WHERE p.puzzle IS NOT t.puzzle LIMIT 1",
-        "its task {1} of run {0} has a puzzle text that is not its puzzle row's",
-    ),
 }
 
 SCHEMA = """
@@ -75,6 +59,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     task_id INTEGER NOT NULL,
     puzzle_id TEXT NOT NULL,
+    puzzle TEXT NOT NULL,
     backend TEXT NOT NULL,
     "limit" INTEGER NOT NULL,
     timeout REAL NOT NULL,

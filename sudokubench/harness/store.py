@@ -23,13 +23,7 @@ from typing import Any
 from sudokubench.errors import StoreError
 from sudokubench.harness import dbfile
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
-from sudokubench.harness.schema import (
-    INDEXES,
-    SCHEMA,
-    SCHEMA_VERSION,
-    UPGRADE_CHECKS,
-    UPGRADES,
-)
+from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
 from sudokubench.harness.store_read import (
     RUN_FIELDS,
     Damaged,
@@ -38,6 +32,7 @@ from sudokubench.harness.store_read import (
     task_from_sql,
 )
 from sudokubench.harness.store_write import (
+    TASK_COLUMNS,
     VALUES_PER_INSERT,
     TaskWriter,
     drop_constant_columns,
@@ -75,11 +70,6 @@ _PUZZLE_COLUMNS = ", ".join(PuzzleRow._fields)
 _PUZZLES_PER_INSERT = VALUES_PER_INSERT // len(PuzzleRow._fields)
 #: Statements `_insert_puzzle_lists` keeps with literals (then binds every value of another).
 _STATEMENTS = 16
-#: A task row's fields as read: each its tasks column, the puzzle's text its puzzles row's (a
-#: task row does not repeat it; one without a puzzle row reads as damaged: its text is NULL).
-_TASK_READ = ", ".join(
-    "p.puzzle" if name == "puzzle" else f't."{name}"' for name in TaskRow._fields
-)
 #: A puzzle row's places that a plain line's rows share: the collection, None for the box and
 #: the expected answer.
 _CONSTANT_PUZZLE = tuple(
@@ -140,7 +130,6 @@ class Store:
                 with self._writing():
                     version = row[0]
                     while version in UPGRADES:
-                        self._check_upgrade(version)
                         self.db.execute(UPGRADES[version])
                         version += 1
                     self.db.execute("UPDATE schema_version SET version = ?", (version,))
@@ -160,20 +149,6 @@ class Store:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._add_indexes()
-
-    def _check_upgrade(self, version: int) -> None:
-        """StoreError when a file of `version` holds what its upgrade would not keep
-        (`schema.UPGRADE_CHECKS`): nothing is changed then."""
-        if version not in UPGRADE_CHECKS:
-            return
-        query, wrong = UPGRADE_CHECKS[version]
-        with self._reading():
-            found = self.db.execute(query).fetchone()
-        if found is not None:
-            raise StoreError(
-                f"{self.path} has schema version {version} and cannot be upgraded: "
-                f"{wrong.format(*(str(v)[:40] for v in found))} (use an older sudokubench)"
-            )
 
     def _tables(self) -> set[str]:
         query = "SELECT name FROM sqlite_master WHERE type='table'"
@@ -439,9 +414,8 @@ class Store:
         """The stored tasks of a run in task order (those with `first <= task_id <= last`
         when given), read `chunk` at a time."""
         query = (
-            f"SELECT {_TASK_READ} FROM tasks AS t LEFT JOIN puzzles AS p "
-            "ON p.run_id = t.run_id AND p.puzzle_id = t.puzzle_id "
-            "WHERE t.run_id = ? AND t.task_id > ? AND t.task_id <= ? ORDER BY t.task_id LIMIT ?"
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE run_id = ? AND task_id > ? "
+            "AND task_id <= ? ORDER BY task_id LIMIT ?"
         )
         after = -(2**63) if first is None else first - 1
         last = 2**63 - 1 if last is None else last

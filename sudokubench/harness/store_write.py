@@ -26,8 +26,6 @@ from sudokubench.errors import StoreError
 from sudokubench.harness.records import TaskRow
 
 __all__ = [
-    "STORED_FIELDS",
-    "STORED_WIDTH",
     "TASK_COLUMNS",
     "VALUES_PER_INSERT",
     "TaskWriter",
@@ -45,18 +43,11 @@ __all__ = [
 VALUES_PER_INSERT = 999
 
 # -- a task row's columns: each is named after the field it stores (`"limit"` quoted, an SQL
-# word); a few fields are stored in another form, and the puzzle's text not at all (its puzzle
-# row holds it: `Store.tasks` joins it).
+# word); a few fields are stored in another form.
 
-#: A task row's values as they come (a worker's flat rows, `add_values`): `TaskRow`'s fields.
+TASK_COLUMNS = ", ".join(f'"{name}"' for name in TaskRow._fields)
+#: Values of a task row after the run id.
 WIDTH = len(TaskRow._fields)
-#: The place of the puzzle's text among them, which the tasks table does not store.
-_PUZZLE = TaskRow._fields.index("puzzle")
-#: The fields the tasks table stores, after the run id: `TaskRow`'s but the puzzle's text.
-STORED_FIELDS = TaskRow._fields[:_PUZZLE] + TaskRow._fields[_PUZZLE + 1 :]
-TASK_COLUMNS = ", ".join(f'"{name}"' for name in STORED_FIELDS)
-#: Values of a stored task row after the run id.
-STORED_WIDTH = len(STORED_FIELDS)
 
 #: None bound as NULL without the sqlite3 module's failed look for an adapter. The module binds
 #: an int, float or str at once, but asks about any other value first: its adapters (none for
@@ -107,10 +98,10 @@ def stats_json(stats: Mapping[str, Any]) -> str:
 
 
 def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None) -> tuple[Any, ...]:
-    """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order
-    (all but the puzzle's text, which the puzzles table holds), the solutions and stats as
-    JSON text (`texts` when given: what a worker of sudokubench's own made of this row's
-    solutions and stats, `wire.to_wire`), the two flags as the integers SQLite stores.
+    """The values of a tasks row: the run id, then the row's fields in `TASK_COLUMNS` order,
+    the solutions and stats as JSON text (`texts` when given: what a worker of sudokubench's
+    own made of this row's solutions and stats, `wire.to_wire`), the two flags as the
+    integers SQLite stores.
 
     (The sqlite3 module binds an int, float or str at once, but first asks its adapters about
     any other value, a bool included: a failed attribute lookup on a type, whose error text
@@ -123,20 +114,18 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
         exhaustive, solutions, encode_s, solve_s, wall_s, stats, message, verdict, valid,
         problem, host, peak_memory_bytes,
     ) = row  # fmt: skip
-    del puzzle  # (not stored: its puzzle row holds it)
     if texts is None:
         texts = (solutions_json(solutions, valid), stats_json(stats))
     return (
-        run_id, task_id, puzzle_id, backend, limit, timeout, sample, str(status),
+        run_id, task_id, puzzle_id, puzzle, backend, limit, timeout, sample, str(status),
         count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1], message,
         verdict, 1 if valid else 0, problem, host, peak_memory_bytes,
     )  # fmt: skip
 
 
-#: A stored task row's places (after the run id) often None or one text in all of a
-#: statement's rows.
+#: A task row's places (after the run id) often None or one text in all of a statement's rows.
 _CONSTANT_TASK = tuple(
-    STORED_FIELDS.index(name)
+    TaskRow._fields.index(name)
     for name in (
         "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
         "valid", "problem", "host", "peak_memory_bytes",
@@ -144,7 +133,7 @@ _CONSTANT_TASK = tuple(
 )  # fmt: skip
 #: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
 _INTEGER_TASK = frozenset(
-    STORED_FIELDS.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
+    TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
 )
 #: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
 #: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
@@ -202,7 +191,7 @@ def statement_rows(rows: int, per: int) -> list[int]:
     many of `per` as there are, then the rest as a sum of powers of two (32 at most; past 63,
     more of 32). A writer's flushes take whatever rows have come (a number set by the
     timer), and a statement of each number of rows would be prepared anew (SQLite compiles
-    a statement of 49 rows, a thousand values, in about 2M instructions, one of 1 row in
+    a statement of 47 rows, a thousand values, in about 2M instructions, one of 1 row in
     0.13M: the 0.1 s commits' remainders cost 11-39M a run of 8,000 tasks); the rest in at
     most six statements of seven row counts in all is a few executions more a flush."""
     pieces = [per] * (rows // per)
@@ -379,7 +368,7 @@ class TaskWriter:
                         insert_rows(
                             self.db,
                             f"OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})",
-                            1 + STORED_WIDTH,
+                            1 + WIDTH,
                             self.pending,
                         )
                         self._insert_values()
@@ -390,35 +379,32 @@ class TaskWriter:
             self.last = time.monotonic()
 
     def _insert_values(self) -> None:
-        """INSERT the rows of `pending_values` (flat, `WIDTH` a row), `VALUES_PER_INSERT //
-        STORED_WIDTH` a statement, each without its puzzle's text (one `del` of a chunk's
-        column), the run id a literal of the statement (an int: nothing to escape), and a
-        column of one None or text in every row of a statement a literal too
-        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the backend,
-        status, message, verdict and host its run's rows share, and the ints of the limit,
-        sample, count and flags)."""
+        """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
+        statement (the rows past a whole number of those in statements of 32, 16, ... 1 rows:
+        `statement_rows`), the run id a literal of the statement (an int: nothing to escape), and
+        a column of one None or text in every row of a statement a literal too
+        (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
+        backend, status, message, verdict and host its run's rows share, and the ints of
+        the limit, sample, count and flags)."""
         values = self.pending_values
         if not values:
             return
-        width = STORED_WIDTH
         statements = self._statements
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
         start = 0
-        for rows in statement_rows(len(values) // WIDTH, VALUES_PER_INSERT // width):
+        for rows in statement_rows(len(values) // WIDTH, max(1, VALUES_PER_INSERT // WIDTH)):
             stop = start + rows * WIDTH
             chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
-            del chunk[_PUZZLE::WIDTH]
-            literals = drop_constant_columns(chunk, width, _CONSTANT_TASK, _INTEGER_TASK)
+            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
                 chunk = values[start:stop]  # (NULLs alone: a few statements at most)
-                del chunk[_PUZZLE::WIDTH]
                 literals = tuple(x for x in literals if x[1] == "NULL")
-                drop_constant_columns(chunk, width, [place for place, _ in literals])
+                drop_constant_columns(chunk, WIDTH, [place for place, _ in literals])
                 sql = statements.get((literals, rows))
             if sql is None:
-                sql = values_sql(into, str(int(self.run_id)), width, literals, rows)
+                sql = values_sql(into, str(int(self.run_id)), WIDTH, literals, rows)
                 statements[literals, rows] = sql
             execute(sql, chunk)
             start = stop
