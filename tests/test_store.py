@@ -15,6 +15,7 @@ from sudokubench.harness.store_write import (
     drop_constant_columns,
     insert_rows,
     sql_literal,
+    statement_rows,
     stats_json,
     task_to_sql,
 )
@@ -339,3 +340,31 @@ def test_a_reader_is_not_blocked_by_an_open_write(tmp_path):
         store.db.execute("COMMIT")
         with Store(path, create=False) as reader:
             assert reader.run(run_id).status == "interrupted"
+
+
+def test_statement_rows_are_whole_statements_then_powers_of_two():
+    assert statement_rows(1000, 47) == [47] * 21 + [8, 4, 1]
+    assert statement_rows(46, 47) == [32, 8, 4, 2]
+    assert statement_rows(37, 49) == [32, 4, 1]
+    assert statement_rows(100, 64) == [64, 32, 4]
+    assert statement_rows(0, 47) == []
+    for n in range(200):
+        for per in (1, 2, 31, 32, 47, 999):
+            pieces = statement_rows(n, per)
+            assert sum(pieces) == n and all(0 < p <= per for p in pieces)
+
+
+def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path):
+    # flushes of 1, 2, ..., 60 rows: statements of 47, 32, 16, 8, 4, 2 and 1 rows only, and
+    # every row stored
+    with Store(tmp_path / "r.sqlite") as store:
+        run_id = store.new_run({}, {})
+        rows: list[TaskRow] = []
+        with store.writer(run_id, every=10**6, seconds=3600) as writer:
+            for n in range(1, 61):
+                batch = [row(len(rows) + j, wall_s=(len(rows) + j) / 3) for j in range(n)]
+                writer.add_values([v for r in batch for v in task_to_sql(run_id, r)[1:]])
+                writer.flush()
+                rows += batch
+            assert {r for _, r in writer._statements} == {47, 32, 16, 8, 4, 2, 1}
+        assert list(store.tasks(run_id)) == rows

@@ -33,6 +33,7 @@ __all__ = [
     "insert_rows",
     "solutions_json",
     "sql_literal",
+    "statement_rows",
     "stats_json",
     "task_to_sql",
     "values_sql",
@@ -178,6 +179,30 @@ def insert_rows(
             db.execute(many, list(itertools.chain.from_iterable(chunk)))
         else:
             db.executemany(f"INSERT {into} VALUES {one}", chunk)
+
+
+#: The row counts of the statements that take the rows past a whole number of `per`
+#: (`statement_rows`).
+_PIECES = (32, 16, 8, 4, 2, 1)
+
+
+def statement_rows(rows: int, per: int) -> list[int]:
+    """The rows of each statement that inserts `rows` rows, `per` at most a statement: as
+    many of `per` as there are, then the rest as a sum of powers of two (32 at most; past 63,
+    more of 32). A writer's flushes take whatever rows have come (a number set by the
+    timer), and a statement of each number of rows would be prepared anew (SQLite compiles
+    a statement of 47 rows, a thousand values, in about 2M instructions, one of 1 row in
+    0.13M: the 0.1 s commits' remainders cost 11-39M a run of 8,000 tasks); the rest in at
+    most six statements of seven row counts in all is a few executions more a flush."""
+    pieces = [per] * (rows // per)
+    rest = rows % per
+    for piece in _PIECES:
+        if piece >= per:
+            continue
+        while rest >= piece:
+            pieces.append(piece)
+            rest -= piece
+    return pieces
 
 
 def sql_literal(value: Any) -> str | None:
@@ -355,7 +380,8 @@ class TaskWriter:
 
     def _insert_values(self) -> None:
         """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement, the run id a literal of the statement (an int: nothing to escape), and
+        statement (the rows past a whole number of those in statements of 32, 16, ... 1 rows:
+        `statement_rows`), the run id a literal of the statement (an int: nothing to escape), and
         a column of one None or text in every row of a statement a literal too
         (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
         backend, status, message, verdict and host its run's rows share, and the ints of
@@ -363,17 +389,17 @@ class TaskWriter:
         values = self.pending_values
         if not values:
             return
-        step = max(1, VALUES_PER_INSERT // WIDTH) * WIDTH
         statements = self._statements
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
-        for start in range(0, len(values), step):
-            chunk = values[start : start + step]  # (a copy: `pending_values` is kept whole)
-            rows = len(chunk) // WIDTH
+        start = 0
+        for rows in statement_rows(len(values) // WIDTH, max(1, VALUES_PER_INSERT // WIDTH)):
+            stop = start + rows * WIDTH
+            chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
             literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
-                chunk = values[start : start + step]  # (NULLs alone: a few statements at most)
+                chunk = values[start:stop]  # (NULLs alone: a few statements at most)
                 literals = tuple(x for x in literals if x[1] == "NULL")
                 drop_constant_columns(chunk, WIDTH, [place for place, _ in literals])
                 sql = statements.get((literals, rows))
@@ -381,6 +407,7 @@ class TaskWriter:
                 sql = values_sql(into, str(int(self.run_id)), WIDTH, literals, rows)
                 statements[literals, rows] = sql
             execute(sql, chunk)
+            start = stop
 
     def close(self) -> None:
         """Stop the background thread and commit what is left."""
