@@ -34,7 +34,9 @@ is the foreign call alone, with no Python frame of the backend's around it.
 `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same numbers.
 A backend with `bind` may also have `answer_timed(prepared, raw, encode_s, solve_s)`, untimed:
 `answer` with the rule's times in the result, which `timed_solve` then calls instead of copying
-`answer`'s result through `stamp` (`native`, whose solve is a few microseconds).
+`answer`'s result through `stamp` (`native`, whose solve is a few microseconds). A subclass
+may write those steps out in its own `solve`, marked `applies_the_rule` (`native`, for its
+common call): the harness still times it around `run`.
 A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
 around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
 in `stats` as `reported_encode_s` / `reported_solve_s`.
