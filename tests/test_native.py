@@ -717,12 +717,12 @@ def test_a_solve_inside_a_solve_makes_its_own_run(
 
 def test_a_failed_solve_gives_the_shared_run_back(backend: native.Native) -> None:
     """A failure inside the common call (here givens of the wrong length, which the state's
-    bytes refuse) is an ERROR result, and the next solve has the shared run again."""
+    view refuses) is an ERROR result, and the next solve has the shared run again."""
     puzzle = collection("17clue", 1)[0].puzzle
     for _ in range(2):  # the thread's space, with the kernel's entry, and its last shape
         backend.solve(puzzle)
     broken = Grid._from_bytes(puzzle.shape, puzzle.digit_bytes() + b"\0")
     result = backend.solve(broken)
-    assert result.status is Status.ERROR and "BufferError" in result.message
+    assert result.status is Status.ERROR and "ValueError" in result.message
     assert native._local.last[1].run is native._local.last[1].shared
     assert is_solution(backend.solve(puzzle).solutions[0], puzzle)

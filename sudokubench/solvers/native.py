@@ -315,6 +315,7 @@ class Space:
         "shared",
         "state",
         "state_bytes",
+        "state_view",
         "tab",
         "uint8",
         "views",
@@ -339,6 +340,7 @@ class Space:
         self.probes = probes
         self.band = None
         self.band_head = self.band_state_join = self.state_bytes = self.shared = None
+        self.state_view = None
         self.run = None
         self.prepared: dict[int, tuple] = {}
         general = (work, tab.table)
@@ -365,6 +367,7 @@ class Space:
             # The band run `Native.solve` fills in place (`Space.run`, once the kernel's
             # entry is known): its state's bytes, a numpy view of them, all the rows.
             self.state_bytes = bytearray(8 * native_band.BAND_STATE_SIZE)
+            self.state_view = memoryview(self.state_bytes)  # written through, in place
             shared = self.shared = _new_object(Run)
             shared.shape, shared.space, shared.kernel = shape, self, native_kernel
             shared.band, shared.givens, shared.sols = True, None, self.rows
@@ -525,7 +528,7 @@ class Native(BaseBackend):
         try:
             start = perf_counter()
             digits = puzzle.__dict__.get("_digit_bytes")  # `Grid.digit_bytes`, inline
-            state = space.state_bytes
+            state = space.state_view  # (a bytearray's slice would copy the bytes in first)
             state[:_HEAD_END] = space.band_head(limit, limit, BUDGET, 1)
             state[_HEAD_END:_GIVENS_END] = bytes(puzzle.cells) if digits is None else digits
             prepared = space.prepared.get(limit)
