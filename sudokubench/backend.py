@@ -34,7 +34,9 @@ is the foreign call alone, with no Python frame of the backend's around it.
 `BaseBackend.solve` is `timed_solve`, so a Python caller and the harness get the same numbers.
 A backend with `bind` may also have `answer_timed(prepared, raw, encode_s, solve_s)`, untimed:
 `answer` with the rule's times in the result, which `timed_solve` then calls instead of copying
-`answer`'s result through `stamp` (`native`, whose solve is a few microseconds).
+`answer`'s result through `stamp` (`native`, whose solve is a few microseconds). A subclass
+may write those steps out in its own `solve`, marked `applies_the_rule` (`native`, for its
+common call): the harness still times it around `run`.
 A backend that only has `solve` (a plug-in instance or function, `exec:`) is timed
 around that `solve`: its prepare is the identity. Times a backend puts into its result are kept
 in `stats` as `reported_encode_s` / `reported_solve_s`.
@@ -72,6 +74,7 @@ __all__ = [
     "Status",
     "Streaming",
     "Timed",
+    "applies_the_rule",
     "check_arguments",
     "collect",
     "make_result",
@@ -558,11 +561,21 @@ def _waited(start: float | None, end: float | None, solve_s: float) -> float | N
 def _phased(kind: type) -> bool:
     """Whether backends of class `kind` are timed around `run` (else around `solve`).
 
-    A `BaseBackend` that overrides `solve` (a program, a plain function) keeps its own path.
+    A `BaseBackend` that overrides `solve` (a program, a plain function) keeps its own path,
+    unless its `solve` is marked `applies_the_rule` (the rule's steps written out).
     """
     if issubclass(kind, BaseBackend):
-        return kind.solve is BaseBackend.solve
+        return kind.solve is BaseBackend.solve or getattr(kind.solve, "applies_the_rule", False)
     return issubclass(kind, Phased)
+
+
+def applies_the_rule(solve: Callable[..., SolveResult]) -> Callable[..., SolveResult]:
+    """Marks a `BaseBackend` subclass's own `solve` as `BaseBackend.solve`'s steps written out
+    (the same phases, the same timed region, the same result; `native`'s, for speed on the
+    common call): the harness then still times backends of the class around `run` (`_phased`),
+    as it would without the override."""
+    solve.applies_the_rule = True  # type: ignore[attr-defined]
+    return solve
 
 
 def timed_call(

@@ -689,3 +689,72 @@ def test_leaf_memo_across_pauses(backend: native.Native, monkeypatch: pytest.Mon
     assert [backend.count_all(p).count for p in puzzles] == [39_168, 39_168]
     assert [backend.count_all(p, limit=10**6).count for p in multi] == expected
     assert expected == [backend.solve(p, limit=10_000).count for p in multi]
+
+
+def test_solve_fills_one_shared_run_and_answers_as_timed_call(backend: native.Native) -> None:
+    """`Native.solve`'s common call (9x9, limit below `ROWS`) fills the thread's shared band
+    run in place: the same state array every solve, given back after each; its answers are
+    `stamp(timed_call(...))`'s, field for field but the times, on 17clue and top95 at limits
+    1, 2 and 3, every solution checked; the harness still times it around `run`."""
+    from dataclasses import fields
+
+    from sudokubench.backend import BaseBackend, _phased, stamp, timed_call
+
+    assert type(backend).solve is not BaseBackend.solve and _phased(type(backend))
+    puzzles = [r.puzzle for r in collection("17clue", 30) + collection("top95", 30)]
+    for _ in range(2):  # the thread's space, with the kernel's entry, and its last shape
+        backend.solve(puzzles[0])
+    space = native._local.last[1]
+    shared = space.run
+    assert shared is space.shared and shared is not None
+    state = shared.st
+    for puzzle in puzzles:
+        for limit in (1, 2, 3):
+            direct = backend.solve(puzzle, limit=limit)
+            assert space.run is shared and shared.st is state
+            stamped = stamp(timed_call(backend, puzzle, limit, cpu=False))
+            for f in fields(direct):
+                if f.name not in ("encode_s", "solve_s"):
+                    assert getattr(direct, f.name) == getattr(stamped, f.name), f.name
+            assert direct.count == 1 and is_solution(direct.solutions[0], puzzle)
+            assert direct.encode_s > 0 and direct.solve_s > 0
+    assert bytes(state[native._GIVENS_AT :].view("uint8")[:81]) == puzzles[-1].digit_bytes()
+
+
+def test_a_solve_inside_a_solve_makes_its_own_run(
+    backend: native.Native, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A solve started in the same thread while another has the shared run (as a signal
+    handler's would) gets a run of its own: both answers are their puzzles' own."""
+    outer, inner = (r.puzzle for r in collection("17clue", 2))
+    for _ in range(2):  # the thread's space, with the kernel's entry, and its last shape
+        backend.solve(outer)
+    timed = native._run
+    inside: list = []
+
+    def nested(prepared: object, timeout: float | None) -> object:
+        if not inside:  # the outer solve's timed region, on the shared run: `inner` first
+            assert prepared[0] is native._local.last[1].shared  # type: ignore[index]
+            inside.append(None)
+            inside[0] = backend.solve(inner, limit=2)
+        return timed(prepared, timeout)
+
+    monkeypatch.setattr(native, "_run", nested)
+    result = backend.solve(outer, limit=2)
+    assert result.count == 1 and is_solution(result.solutions[0], outer)
+    assert inside[0].count == 1 and is_solution(inside[0].solutions[0], inner)
+    assert result.solutions[0] != inside[0].solutions[0]
+    assert native._local.last[1].run is native._local.last[1].shared
+
+
+def test_a_failed_solve_gives_the_shared_run_back(backend: native.Native) -> None:
+    """A failure inside the common call (here givens of the wrong length, which the state's
+    view refuses) is an ERROR result, and the next solve has the shared run again."""
+    puzzle = collection("17clue", 1)[0].puzzle
+    for _ in range(2):  # the thread's space, with the kernel's entry, and its last shape
+        backend.solve(puzzle)
+    broken = Grid._from_bytes(puzzle.shape, puzzle.digit_bytes() + b"\0")
+    result = backend.solve(broken)
+    assert result.status is Status.ERROR and "ValueError" in result.message
+    assert native._local.last[1].run is native._local.last[1].shared
+    assert is_solution(backend.solve(puzzle).solutions[0], puzzle)

@@ -57,10 +57,13 @@ from typing import Any, ClassVar
 
 from sudokubench.backend import (
     BaseBackend,
+    ContractError,
     Count,
     Deadline,
     SolveResult,
     Status,
+    _error,
+    applies_the_rule,
     package_version,
 )
 from sudokubench.grid import Grid, Shape
@@ -89,6 +92,11 @@ _new_object, _set_attribute = object.__new__, object.__setattr__
 _S_LIMIT, _S_BUDGET, _S_DRAIN, _GIVENS_AT = 13, 14, 15, 16
 #: Zeros after a band state's 81 givens, to a whole number of words.
 _PAD = bytes(7)
+#: Where a band state's bytes hold its head (the counters and the call: `band_head`) and
+#: its givens, and where its counters from NODES to SAVED start (`Space.counters`).
+_HEAD_END, _GIVENS_END, _COUNTERS_AT = 8 * _GIVENS_AT, 8 * _GIVENS_AT + 81, 8 * NODES
+#: `time.perf_counter`, a global (`Native.solve`).
+_perf_counter = time.perf_counter
 #: Whether `available()` loads the kernel in this process. `compare`'s command turns it off
 #: when numba's cache holds the kernel (`cli.native.ready_native(workers_only=True)`): its own
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
@@ -177,7 +185,8 @@ class Run:
     The big arrays (a block of candidates per stack level, the rows for solutions) belong to
     the shape and the thread and are reused from run to run: a thread searches one puzzle at
     a time, and `prepare`, `run` and `answer` of one solve follow each other. The givens and
-    the state are the run's own.
+    the state are the run's own, but for the one 9x9 run a thread's `Native.solve` fills in
+    place, solve after solve (`Space.run`).
     """
 
     __slots__ = ("band", "givens", "kernel", "shape", "sols", "space", "st")
@@ -282,23 +291,31 @@ class Space:
     kernel's table None: its work array holds it), the probes' entry, and the rows for `ROWS`
     solutions with a view of the first r rows for each r (and the first row as a memoryview,
     read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's work array,
-    where it writes them; the general kernel writes its rows there too."""
+    where it writes them; the general kernel writes its rows there too. On 9x9 also the run
+    `Native.solve` fills in place (`shared`; `run` once the kernel's entry is loaded, None
+    while a solve has it) and its `prepared` tuples by limit."""
 
     __slots__ = (
         "arrays",
         "band",
         "band_head",
         "band_state_join",
+        "counters",
         "entry",
         "first",
         "first_cells",
         "frombuffer",
         "int64",
         "kernel",
+        "prepared",
         "probes",
         "rows",
+        "run",
         "searches",
+        "shared",
         "state",
+        "state_bytes",
+        "state_view",
         "tab",
         "uint8",
         "views",
@@ -322,7 +339,10 @@ class Space:
         self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
         self.probes = probes
         self.band = None
-        self.band_head = self.band_state_join = None
+        self.band_head = self.band_state_join = self.state_bytes = self.shared = None
+        self.state_view = None
+        self.run = None
+        self.prepared: dict[int, tuple] = {}
         general = (work, tab.table)
         self.arrays = (general, general)
         self.searches = (search, search)
@@ -344,6 +364,16 @@ class Space:
             self.band_state_join = bytearray().join
             self.arrays = (general, self.band)
             self.searches = (search, native_band.search)
+            # The band run `Native.solve` fills in place (`Space.run`, once the kernel's
+            # entry is known): its state's bytes, a numpy view of them, all the rows.
+            self.state_bytes = bytearray(8 * native_band.BAND_STATE_SIZE)
+            self.state_view = memoryview(self.state_bytes)  # written through, in place
+            shared = self.shared = _new_object(Run)
+            shared.shape, shared.space, shared.kernel = shape, self, native_kernel
+            shared.band, shared.givens, shared.sols = True, None, self.rows
+            shared.st = np.frombuffer(self.state_bytes, self.int64)
+        # a state's counters NODES..SAVED as ints, read in C (`Native.solve`)
+        self.counters = struct.Struct(f"<{SAVED - NODES + 1}q").unpack_from
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
         self.first = memoryview(self.rows[0])  # the first row, read as bytes without numpy
         # The first row as a tuple of ints, read straight from `first`'s buffer in C (about
@@ -463,6 +493,95 @@ class Native(BaseBackend):
         """numba's version."""
         return package_version("numba")
 
+    @applies_the_rule
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """`BaseBackend.solve` (`timed_solve`) with `prepare`, `bind` and `answer_timed` written
+        out for the common call: a 9x9 `Grid` of a thread that has solved one before (the
+        kernel loaded), a limit below `ROWS`. Every other call is `BaseBackend.solve`'s.
+
+        `prepare` here fills the thread's shared band run (`Space.run`) in place, with no new
+        array: its state's head (zeroed counters, rows to keep, limit, budget, drain) and the
+        givens, into the bytes numpy's view of which the kernel reads. The timed region is
+        the one `bind` gives, `_run(prepared, timeout)`, the same as `timed_call`'s; the
+        counters are read from the state's bytes in C, and one solution found by one kernel
+        call (`limit` 1, or a unique puzzle) is made into its result here, as `answer_timed`
+        and `SolveResult.checked` make it (a SOLVED result with one solution, count 1 and its
+        stats a mapping proxy passes every check); any other answer is `answer_timed`'s.
+
+        The shared run is taken off its `Space` for the solve, so that a solve started inside
+        another in the same thread (a signal handler's) makes a run of its own."""
+        last = _local.__dict__.get("last")
+        run = None if last is None else last[1].run
+        if (
+            run is None
+            or type(limit) is not int
+            or not 0 < limit < ROWS
+            or (timeout is not None and not timeout >= 0)
+            or puzzle.__class__ is not Grid
+            or puzzle.shape is not last[0]
+        ):
+            return BaseBackend.solve(self, puzzle, limit=limit, timeout=timeout)
+        space = last[1]
+        space.run = None  # lent to this solve
+        perf_counter = _perf_counter
+        encode_s = solve_s = 0.0
+        try:
+            start = perf_counter()
+            digits = puzzle.__dict__.get("_digit_bytes")  # `Grid.digit_bytes`, inline
+            state = space.state_view  # (a bytearray's slice would copy the bytes in first)
+            state[:_HEAD_END] = space.band_head(limit, limit, BUDGET, 1)
+            state[_HEAD_END:_GIVENS_END] = bytes(puzzle.cells) if digits is None else digits
+            prepared = space.prepared.get(limit)
+            if prepared is None:  # (as `prepare` makes it; the same for every solve)
+                prepared = (run, limit, (space.band[0], run.st), space.entry)
+                space.prepared[limit] = prepared
+            encode_s = perf_counter() - start
+            start = perf_counter()
+            try:
+                raw = _run(prepared, timeout)  # the timed region: `bind`'s
+            finally:
+                solve_s = perf_counter() - start
+            nodes, guesses, backtracks, depth, hidden, locked, saved = space.counters(
+                state, _COUNTERS_AT
+            )
+            if saved != 1 or raw.__class__ is not int:  # more rows, or more than one call
+                return self.answer_timed(prepared, raw, encode_s, solve_s)
+            grid = _new_object(Grid)  # `Grid._unchecked`, inline
+            _set_attribute(
+                grid, "__dict__", {"shape": last[0], "cells": space.first_cells(space.first)}
+            )
+            stats = {
+                "nodes": nodes,
+                "guesses": guesses,
+                "backtracks": backtracks,
+                "max_depth": depth,
+                "hidden_singles": hidden,
+                "locked_eliminations": locked,
+            }
+            result = _new_object(SolveResult)  # `SolveResult.checked`, inline: SOLVED
+            _set_attribute(
+                result,
+                "__dict__",
+                {
+                    "backend": self.name,
+                    "status": _SOLVED,
+                    "solutions": (grid,),
+                    "count": 1,
+                    "exhaustive": raw == FINISHED,
+                    "encode_s": encode_s,
+                    "solve_s": solve_s,
+                    "stats": _proxy(stats),
+                    "message": "",
+                },
+            )
+            return result
+        except (ContractError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a backend failure is a result, as in `timed_call`
+            return _error(self, exc, encode_s, solve_s)
+        finally:
+            space.run = run
+
     def prepare(self, puzzle: Grid, limit: int) -> Any:
         """Untimed: the kernel compiled or loaded (`warm`), the givens in its arrays.
 
@@ -476,6 +595,8 @@ class Native(BaseBackend):
         search = space.entry
         if search is None:  # which compiles or loads the kernel first (`warm`)
             search = space.entry = _kernel_entry(run.band)
+            if run.band:  # `Native.solve`'s common call may now fill the shared run
+                space.run = space.shared
         work, table = space.arrays[run.band]
         if table is None:  # the band kernel: tables and rows in `work`, the rest in `st`
             arguments = (work, run.st)
