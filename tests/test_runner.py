@@ -289,13 +289,12 @@ def test_preload_names_the_modules_of_registered_backends_only():
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` runs. A zombie is dead too (it only waits for its parent to reap it), and
+    the process may go between any two reads of /proc, so a failed read means gone."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] not in "ZX"
+    except (OSError, IndexError):
         return False
-    # a zombie is dead too (it only waits for its parent to reap it)
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
