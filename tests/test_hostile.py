@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM, cli, slowdown
+from support import HANG_S, TELEGRAM, cli
 
 from sudokubench.formats import parse_grid
 from sudokubench.grid import is_solution
@@ -311,7 +311,7 @@ def test_a_plugin_that_hangs_while_loading_is_one_line_and_exit_2(
     try:
         result = cli(
             "compare", str(puzzles), "--backends", "fast,hostile_hang:solve", "--db", str(db),
-            timeout=30 * slowdown(),
+            timeout=2 * HANG_S,
         )  # fmt: skip
     finally:
         del os.environ["SUDOKUBENCH_LOAD_TIMEOUT"]
