@@ -98,7 +98,10 @@ def test_each_task_records_how_long_it_waited_for_a_cpu(tmp_path, monkeypatch):
         wait_s = json.loads(stats)["cpu_wait_s"]
         assert 0.0 <= wait_s <= wall_s + 1e-3
         if backend == "fake_backends:Sleepy":
-            assert wall_s >= 0.3 and wait_s < 0.15
+            # its 0.3 s asleep are not waiting: the wait fits in the rest of its wall time, however
+            # long a loaded machine made it wait for a CPU besides (0.05 s: a preemption just
+            # outside the timed region, where the wait clock is read)
+            assert wall_s >= 0.3 and wait_s <= wall_s - 0.3 + 0.05
 
 
 def test_an_interrupted_run_is_said_and_refused(tmp_path):
