@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, Stopwatch, collection, stored
+from support import HANG_S, MULTIPLE, TELEGRAM, Stopwatch, collection, stored
 
 pytest.importorskip("distributed")
 
@@ -130,8 +130,9 @@ def test_a_hanging_backend_times_out_on_a_dask_worker_and_the_run_goes_on(tmp_pa
     got = {(t.puzzle_id, t.backend): t for t in report.tasks}
     for k in (1, 2):
         hung = got[(f"p.txt:{k}", "fake_backends:SleepForever")]
-        assert hung.status == "timeout" and 1.0 <= hung.wall_s < 3.0, hung
-        assert "killed after" in hung.message
+        # killed at its own deadline (its message), however late a loaded machine made it
+        assert hung.status == "timeout" and 1.0 <= hung.wall_s < HANG_S, hung
+        assert "killed after" in hung.message and hung.message.endswith("(timeout 0.5 s)")
         assert got[(f"p.txt:{k}", "fast")].status == "solved"
     assert worker_pids(cluster) == pids  # the solver process was killed, not the dask worker
 
@@ -346,8 +347,12 @@ def free_port() -> int:
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     puzzles = write(tmp_path / "p.txt", [TELEGRAM])
-    address = f"tcp://127.0.0.1:{free_port()}"
-    with Stopwatch() as watch:
+    # a port bound here and never listened on: connections to it are refused, and no other
+    # process (another test's scheduler meanwhile) can take it while the command runs
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    address = f"tcp://127.0.0.1:{held.getsockname()[1]}"
+    with held, Stopwatch() as watch:
         done = subprocess.run(
             [
                 str(SCRIPT),

@@ -11,7 +11,7 @@ import re
 import sys
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection, pattern_solution
+from support import MULTIPLE, TELEGRAM, Stopwatch, collection, pattern_solution
 
 from sudokubench import Grid, Shape, Status, is_solution
 from sudokubench.backend import Deadline, SearchBackend
@@ -306,10 +306,13 @@ def test_telegram_is_unique(backend: SearchBackend) -> None:
 def test_timeout_keeps_the_stats(backend: SearchBackend) -> None:
     """A deadline during counting: TIMEOUT, the work done so far in stats, solutions valid."""
     puzzle = Grid.empty(Shape(2, 3))
-    result = backend.solve(puzzle, limit=10**9, timeout=0.1)
+    with Stopwatch() as watch:
+        result = backend.solve(puzzle, limit=10**9, timeout=0.1)
     assert result.status is Status.TIMEOUT and not result.exhaustive
     assert result.stats["nodes"] > 0 and result.count > 0
-    assert result.solve_s < 0.1 + 0.3
+    # on time: CPU seconds (a search past its deadline computes on; a loaded machine stretches
+    # the wall-clock solve_s, not the CPU time spent before the deadline)
+    watch.within(0.1 + 0.3)
     assert all(is_solution(s, puzzle) for s in result.solutions[:20])
 
 

@@ -124,7 +124,9 @@ def test_the_backstop_kills_a_run_past_its_deadline_and_keeps_what_it_printed() 
     line = '{"type": "solution", "output": {"default": "' + digits + '"}}'
     hang = f"import time; print({line!r}, flush=True); time.sleep(60)"
     command = mzn._Command([sys.executable, "-c", hang], 2)
-    outcome = mzn.MiniZinc("gecode")._search(puzzle, command, 0.2)
+    # a timeout long enough for a Python to start and print on a loaded machine (the backstop
+    # fires at timeout + 0.1 s: before, at 0.3 s, a slow start printed nothing by then)
+    outcome = mzn.MiniZinc("gecode")._search(puzzle, command, 2.0)
     assert outcome.status == "KILLED" and outcome.stats["killed"] == 1
     assert outcome.solutions == [solution]
 
