@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -66,6 +67,14 @@ def cli(
         timeout=timeout,
         input=stdin,
     )
+
+
+def with_ctrl_c() -> None:
+    """A child's `preexec_fn`: Ctrl-C (SIGINT) does what it does to a terminal's foreground
+    job, whatever this process inherited. A shell starts a job put in the background with `&`
+    (a CI script, `nohup`) with SIGINT ignored; its children inherit that, Python then keeps
+    it, and a test's SIGINT to the command it started was lost (it ran to its end, exit 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stored(db: Path) -> int:

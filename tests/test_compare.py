@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_backends import HELD_FREE
-from support import HANG_S, MULTIPLE, TELEGRAM, Stopwatch, cli, stored
+from support import HANG_S, MULTIPLE, TELEGRAM, Stopwatch, cli, stored, with_ctrl_c
 
 from sudokubench.errors import InputError
 from sudokubench.formats import collection_path, read_puzzles
@@ -57,6 +57,7 @@ def popen(*args: str) -> subprocess.Popen[str]:
         text=True,
         env=env,
         start_new_session=True,
+        preexec_fn=with_ctrl_c,  # (its SIGINT handled, even where this one's is ignored)
     )
 
 

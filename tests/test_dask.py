@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import HANG_S, MULTIPLE, TELEGRAM, Stopwatch, collection, stored
+from support import HANG_S, MULTIPLE, TELEGRAM, Stopwatch, collection, stored, with_ctrl_c
 
 pytest.importorskip("distributed")
 
@@ -247,6 +247,7 @@ def test_ctrl_c_on_the_command_line_stops_the_cluster_and_the_run_resumes_locall
         text=True,
         env=env,
         start_new_session=True,  # its own group, as a terminal's Ctrl-C reaches all of it
+        preexec_fn=with_ctrl_c,  # (its SIGINT handled, even where this one's is ignored)
     )
     try:
         deadline = time.monotonic() + 120
