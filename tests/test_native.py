@@ -372,7 +372,7 @@ def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
-def test_cli_count_all_and_estimate() -> None:
+def test_cli_count_all_and_estimate(backend: native.Native) -> None:
     """`count --all` counts exactly; `count --estimate` says it is an estimate."""
     done = run_cli("count", MULTIPLE, "--all", "--json")
     assert done.returncode == 0, done.stderr
@@ -383,7 +383,12 @@ def test_cli_count_all_and_estimate() -> None:
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)
     assert row["estimate"] is True
-    assert row["interval"][0] <= 28 <= row["interval"][1]
+    # Exactly the estimator's figures for the probes it made in 0.5 s: how many depends on
+    # the machine's load, and a 95% interval of a few hundred probes may miss 28 (seen on a
+    # loaded machine; the estimator's accuracy is tested with fixed probe counts above).
+    assert row["probes"] >= 1
+    est = backend.estimate(Grid.parse(MULTIPLE), probes=row["probes"], seconds=None)
+    assert (row["count"], row["interval"]) == (est.mean, list(est.interval))
     done = run_cli("count", MULTIPLE, "--all", "--backend", "cpsat")
     assert done.returncode == 2
     assert done.stderr.startswith("sudokubench: error: ")
