@@ -291,6 +291,10 @@ def test_a_compare_behind_another_ones_start_waits_then_refuses_in_one_line(
         [sys.executable, "-m", "sudokubench", "compare", TELEGRAM, "-b", "fast", "--db",
          str(one_run), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    # held a while once the command has the file open (it then waits for the lock): a sleep
+    # alone could end before a loaded machine had even started the command
+    if Path("/proc/self/fd").is_dir():
+        _wait_for(lambda: _opened_by(waiting.pid, one_run), "the compare opening the database")
     time.sleep(3)
     holder.execute("COMMIT")
     holder.close()
