@@ -406,7 +406,9 @@ def test_dask_executor_has_the_same_semantics():
     assert set(outcomes) == {0, 1, 2, 3, 4, 5, 10, 11, 12}
     for k in range(6):
         assert_solved_telegram(outcomes[k])
-    assert outcomes[10].status == "timeout" and 1.0 <= outcomes[10].wall_s < 1.5
+    # killed at its own deadline (its message), however late a loaded machine made it
+    assert outcomes[10].status == "timeout" and 1.0 <= outcomes[10].wall_s < HANG_S
+    assert outcomes[10].message.endswith("(timeout 0.5 s)")
     assert (outcomes[11].status, outcomes[11].message) == ("error", "worker died: exit 3")
     assert outcomes[12].message == "RuntimeError: fake crash inside solve"
 
