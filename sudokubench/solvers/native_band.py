@@ -297,6 +297,38 @@ def _seen(typingctx, f, o):
     return types.UniTuple(types.int64, 9)(f, o), codegen
 
 
+#: A band's three rows and three boxes (`_unit_singles`' lanes; the last two lanes empty).
+UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
+
+
+@intrinsic
+def _unit_singles(typingctx, x):
+    """The cells of the 27-bit band `x` alone in their row or their box: the band ANDed with
+    its six units in the lanes of an 8 x 32-bit vector, each lane kept when it has one bit at
+    most (`m & (m - 1) == 0`), the lanes ORed together. Generic LLVM vectors (one AVX2
+    register, two SSE2 ones); the scalar form is six `single`s."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        vec = ir.VectorType(i32, 8)
+        value = builder.trunc(context.cast(builder, args[0], signature.args[0], types.int64), i32)
+        v = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i32, 0))
+        v = builder.shuffle_vector(v, v, ir.Constant(vec, None))
+        v = builder.and_(v, _lanes(builder, UNITS, vec))
+        rest = builder.and_(v, builder.add(v, ir.Constant(vec, [ir.Constant(i32, -1)] * 8)))
+        alone = builder.icmp_unsigned("==", rest, ir.Constant(vec, None))
+        v = builder.select(alone, v, ir.Constant(vec, None))
+        for half in (4, 2, 1):
+            mask = [ir.Constant(i32, (k + half) % 8) for k in range(8)]
+            v = builder.or_(v, builder.shuffle_vector(v, v, ir.Constant(vec, mask)))
+        out = builder.extract_element(v, ir.Constant(i32, 0))
+        return builder.zext(out, ir.IntType(64))
+
+    return types.int64(x), codegen
+
+
 @intrinsic
 def _count_ones(typingctx, m):
     """The number of set bits of the int64 `m`: LLVM's ctpop, one instruction (popcnt) where
@@ -502,8 +534,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         x = f[base + b]
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
-            solo |= single(x & 511) | single(x & 511 << 9) | single(x & 511 << 18)
-            solo |= single(x & BOX0) | single(x & BOX0 << 3) | single(x & BOX0 << 6)
+            solo |= _unit_singles(x)
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
