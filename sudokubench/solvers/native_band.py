@@ -223,15 +223,19 @@ def _lanes(builder, values, kind):
     return ir.Constant(kind, [ir.Constant(kind.element, v) for v in values])
 
 
-def _cell_lanes(clear: bool):
-    """The code of `_clear_cell` (`clear`) or `_holding` (not `clear`): the block's 32 words as
-    four 8-word vectors, the lanes of band b tested against the cell's bit (`vptestmq` into a
-    mask register with AVX-512) and, when `clear`, stored without it."""
+@intrinsic
+def _clear_cell(typingctx, f, o, b, bit):
+    """Clear `bit` in band b of the nine digits of the block at offset o of `f` (the words
+    o + 3e + b): four 8-word vectors (the block's 32 words; a lane is cleared where its word
+    is band b of a digit), and the set of those words that held the bit (bit 3e + b), from
+    the lanes' tests (`vptestmq` and a mask register with AVX-512). Generic LLVM vectors: any
+    x86-64 compiles them; `place` uses them only where `VECTOR_PLACE`."""
+    if not isinstance(f, types.Array):
+        return None
 
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
         vec = ir.VectorType(i64, 8)
-        splat = ir.Constant(ir.VectorType(ir.IntType(32), 8), None)
         array = context.make_array(signature.args[0])(context, builder, value=args[0])
         at = context.cast(builder, args[1], signature.args[1], types.int64)
         band = context.cast(builder, args[2], signature.args[2], types.int64)
@@ -239,47 +243,25 @@ def _cell_lanes(clear: bool):
         base = builder.gep(array.data, [at])
         zero = ir.Constant(vec, None)
         band_v = builder.insert_element(ir.Constant(vec, ir.Undefined), band, ir.Constant(i64, 0))
-        band_v = builder.shuffle_vector(band_v, band_v, splat)
+        band_v = builder.shuffle_vector(band_v, band_v, ir.Constant(ir.VectorType(ir.IntType(32), 8), None))
         cell_v = builder.insert_element(ir.Constant(vec, ir.Undefined), cell, ir.Constant(i64, 0))
-        cell_v = builder.shuffle_vector(cell_v, cell_v, splat)
+        cell_v = builder.shuffle_vector(cell_v, cell_v, ir.Constant(ir.VectorType(ir.IntType(32), 8), None))
         held = ir.Constant(i64, 0)
         for k in range(4):
             words = [8 * k + j for j in range(8)]
             which = _lanes(builder, [w % 3 if w < 27 else 3 for w in words], vec)
-            mask = builder.select(builder.icmp_unsigned("==", which, band_v), cell_v, zero)
+            mine = builder.icmp_unsigned("==", which, band_v)
+            mask = builder.select(mine, cell_v, zero)
             ptr = builder.bitcast(builder.gep(base, [ir.Constant(i64, 8 * k)]), vec.as_pointer())
             value = builder.load(ptr, align=8)
             hit = builder.and_(value, mask)
-            if clear:
-                builder.store(builder.xor(value, hit), ptr, align=8)
+            builder.store(builder.xor(value, hit), ptr, align=8)
             tested = builder.icmp_unsigned("!=", hit, zero)
             bits = builder.zext(builder.bitcast(tested, ir.IntType(8)), i64)
             held = builder.or_(held, builder.shl(bits, ir.Constant(i64, 8 * k)))
         return held
 
-    return codegen
-
-
-@intrinsic
-def _clear_cell(typingctx, f, o, b, bit):
-    """Clear `bit` in band b of the nine digits of the block at offset o of `f` (the words
-    o + 3e + b); the set of those words that held it (bit 3e + b). Four 8-word vectors (the
-    block's 32 words, the lanes of other bands and of the open cells left as they are) and
-    their lanes' tests, `vptestmq` into a mask register with AVX-512, for nine loads, stores
-    and tests. Generic LLVM vectors: any x86-64 compiles them, but `place` uses them only
-    where `VECTOR_PLACE` (without AVX-512 the tests take more than the scalar loop)."""
-    if not isinstance(f, types.Array):
-        return None
-    return types.int64(f, o, b, bit), _cell_lanes(True)
-
-
-@intrinsic
-def _holding(typingctx, f, o, b, bit):
-    """The digits holding `bit` in band b of the block at offset o of `f`, as bits 3d + b (a
-    digit is `low_index(...) // 3`): `_clear_cell`'s tests without its stores."""
-    if not isinstance(f, types.Array):
-        return None
-    return types.int64(f, o, b, bit), _cell_lanes(False)
+    return types.int64(f, o, b, bit), codegen
 
 
 @intrinsic
@@ -599,17 +581,11 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
             while single:
                 bit = single & -single
                 single ^= bit
-                if VECTOR_PLACE:
-                    held = _holding(f, o, b, bit)
-                    if held:
-                        dirty = place(f, o, t, low_index(held) // 3, b, bit, dirty)
+                for d in range(9):
+                    if f[o + 3 * d + b] & bit:
+                        dirty = place(f, o, t, d, b, bit, dirty)
                         placed = True
-                else:
-                    for d in range(9):
-                        if f[o + 3 * d + b] & bit:
-                            dirty = place(f, o, t, d, b, bit, dirty)
-                            placed = True
-                            break
+                        break
         if not placed:
             return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29]), hidden, locked
 
@@ -660,16 +636,12 @@ def branch(f, o, t) -> int:
                 if 3 * busy + 8 * pairs <= score:
                     continue
                 column = columns(1 << (p % 9))
-                # The cell's two digits, found without a branch a digit: bits 3d + b.
-                if VECTOR_PLACE:
-                    held = _holding(f, o, b, bit)
-                else:
-                    held = 0
-                    for d in range(9):
-                        held |= ((f[o + 3 * d + b] >> p) & 1) << (3 * d + b)
+                held = 0  # the cell's two digits, found without a branch a digit
+                for d in range(9):
+                    held |= ((f[o + 3 * d + b] >> p) & 1) << d
                 shared = 0
                 while held:  # twice
-                    d = low_index(held) // 3
+                    d = low_index(held)
                     held &= held - 1
                     shared += bits27(f[o + 3 * d + b] & twos & peers)
                     shared += bits27(f[o + 3 * d] & two0 & column)
