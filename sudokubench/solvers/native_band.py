@@ -371,29 +371,6 @@ def _pack_triads(typingctx, y):
 
 
 @intrinsic
-def _triad_cells(typingctx, s):
-    """The cells of the triads in the 9-bit `s` (the table `T_TCELLS`, where numba compiles
-    for BMI2): bit i to bit 3i by one `pdep` with the mask `TRIAD_FIRST`, times 7."""
-    if not isinstance(s, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        value = context.cast(builder, args[0], signature.args[0], types.int64)
-        pdep = builder.module.declare_intrinsic(
-            "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
-        )
-        first = builder.call(pdep, [value, ir.Constant(i64, TRIAD_FIRST)])
-        return builder.mul(first, ir.Constant(i64, 7))
-
-    return types.int64(s), codegen
-
-
-#: Whether numba compiles for BMI2: a triad's cells by `_triad_cells`, not the table.
-BMI2 = _has_bmi2()
-
-
-@intrinsic
 def _count_ones(typingctx, m):
     """The number of set bits of the int64 `m`: LLVM's ctpop, one instruction (popcnt) where
     the CPU has it, where the arithmetic popcount takes a dozen operations and a multiply."""
@@ -515,17 +492,17 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
             return -1, hidden, locked
-        x0 &= _triad_cells(s) if BMI2 else t[T_TCELLS + (s & 511)]
+        x0 &= t[T_TCELLS + (s & 511)]
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
             return -1, hidden, locked
-        x1 &= _triad_cells(s) if BMI2 else t[T_TCELLS + (s & 511)]
+        x1 &= t[T_TCELLS + (s & 511)]
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
             return -1, hidden, locked
-        x2 &= _triad_cells(s) if BMI2 else t[T_TCELLS + (s & 511)]
+        x2 &= t[T_TCELLS + (s & 511)]
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
