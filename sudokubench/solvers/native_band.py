@@ -600,21 +600,11 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     colone = columns(once & ~twice)
     dirty = again << 3 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
-    # Each band's row and box singles from the bands in registers, all three at once (their
-    # vectors overlap); a band after a placement in this loop is looked at again (the
-    # placement took its column from every band of the digit).
-    u0 = _unit_singles(x0) if rowbox & 1 else 0
-    u1 = _unit_singles(x1) if rowbox & 2 else 0
-    u2 = _unit_singles(x2) if rowbox & 4 else 0
-    moved = False
     for b in range(3):
         x = f[base + b]
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
-            if moved:
-                solo |= _unit_singles(x)
-            else:
-                solo |= u0 if b == 0 else (u1 if b == 1 else u2)
+            solo |= _unit_singles(x)
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
@@ -622,7 +612,6 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
             if f[base + b] & bit:
                 hidden += 1
                 dirty = place(f, o, t, d, b, bit, dirty)
-                moved = True
             # else: placed in this loop in a peer; the next update finds the contradiction
     return dirty, hidden, locked
 
