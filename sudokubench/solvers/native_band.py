@@ -196,87 +196,9 @@ def _spread_nine(typingctx, m):
     return types.int64(m), codegen
 
 
-def _has_avx512() -> bool:
-    """Whether numba compiles for a CPU with AVX-512 (F and VL): the host's features unless
-    numba's configuration names a CPU or features (as `_has_bmi2`)."""
-    from llvmlite import binding
-    from numba.core import config
-
-    if config.CPU_FEATURES is not None:
-        named = config.CPU_FEATURES.split(",")
-        return "+avx512f" in named and "+avx512vl" in named
-    if config.CPU_NAME is not None:
-        return False
-    try:
-        features = binding.get_host_cpu_features()
-    except RuntimeError:  # (features unknown on this host)
-        return False
-    return bool(features.get("avx512f")) and bool(features.get("avx512vl"))
-
-
-#: Whether `place` writes the block with vector instructions (`_place_cell`).
-VECTOR_PLACE = _has_avx512()
-
-
 def _lanes(builder, values, kind):
     """An LLVM vector constant of `kind` (an `ir.VectorType`) holding `values`."""
     return ir.Constant(kind, [ir.Constant(kind.element, v) for v in values])
-
-
-@intrinsic
-def _place_cell(typingctx, f, o, d, b, bit, column, rowbox):
-    """`place`'s writes to the block at offset o of `f` in one pass of four 8-word vectors:
-    band b of every digit and the band's open cells lose `bit`, digit d's three bands lose
-    the complement of `column` (the cell's column, given as `~column`) and its band b the
-    complement of `rowbox` (`~` the cell's row and box) and gets `bit` back; returned, the
-    words of band b (bit 3e + b, and 27 + b for the open cells) that held `bit`. Each word
-    is loaded and stored once, as a vector (no scalar store before a vector load of the same
-    words: those cannot be forwarded). Generic LLVM vectors; used where `VECTOR_PLACE`."""
-    if not isinstance(f, types.Array):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        vec = ir.VectorType(i64, 8)
-        splat = ir.Constant(ir.VectorType(ir.IntType(32), 8), None)
-        array = context.make_array(signature.args[0])(context, builder, value=args[0])
-        at, digit_, band, cell, keep, rest = (
-            context.cast(builder, value, kind, types.int64)
-            for value, kind in zip(args[1:], signature.args[1:], strict=True)
-        )
-
-        def broadcast(value):
-            v = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i64, 0))
-            return builder.shuffle_vector(v, v, splat)
-
-        base = builder.gep(array.data, [at])
-        zero = ir.Constant(vec, None)
-        ones = ir.Constant(vec, [ir.Constant(i64, -1)] * 8)
-        band_v, digit_v, cell_v = broadcast(band), broadcast(digit_), broadcast(cell)
-        clear_v = broadcast(builder.not_(cell))
-        keep_v, rest_v = broadcast(keep), broadcast(rest)
-        held = ir.Constant(i64, 0)
-        for k in range(4):
-            words = [8 * k + j for j in range(8)]
-            mod = _lanes(builder, [w % 3 if w < 30 else 3 for w in words], vec)
-            div = _lanes(builder, [w // 3 if w < 27 else 15 for w in words], vec)
-            in_band = builder.icmp_unsigned("==", mod, band_v)
-            of_digit = builder.icmp_unsigned("==", div, digit_v)
-            both = builder.and_(in_band, of_digit)
-            ptr = builder.bitcast(builder.gep(base, [ir.Constant(i64, 8 * k)]), vec.as_pointer())
-            value = builder.load(ptr, align=8)
-            hit = builder.and_(value, builder.select(in_band, cell_v, zero))
-            new = builder.and_(value, builder.select(in_band, clear_v, ones))
-            new = builder.and_(new, builder.select(of_digit, keep_v, ones))
-            new = builder.and_(new, builder.select(both, rest_v, ones))
-            new = builder.or_(new, builder.select(both, cell_v, zero))
-            builder.store(new, ptr, align=8)
-            tested = builder.icmp_unsigned("!=", hit, zero)
-            bits = builder.zext(builder.bitcast(tested, ir.IntType(8)), i64)
-            held = builder.or_(held, builder.shl(bits, ir.Constant(i64, 8 * k)))
-        return held
-
-    return types.int64(f, o, d, b, bit, column, rowbox), codegen
 
 
 @intrinsic
@@ -490,15 +412,12 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     cell back and loses the cell's row, box and column."""
     nbit = ~bit
     p = low_index(bit)
-    col = ~columns(1 << (p % 9))
-    if VECTOR_PLACE:
-        held = _place_cell(f, o, d, b, bit, col, ~t[T_ROWBOX + p])
-        return dirty | (held & BAND) | (7 << 3 * d)
     for e in range(9):
         i = o + 3 * e + b
         m = f[i]
         f[i] = m & nbit
         dirty |= ((m >> p) & 1) << (3 * e + b)
+    col = ~columns(1 << (p % 9))
     f[o + 3 * d] &= col
     f[o + 3 * d + 1] &= col
     f[o + 3 * d + 2] &= col
