@@ -389,13 +389,6 @@ def columns(v: int) -> int:
 
 
 @inlined
-def single(m: int) -> int:
-    """`m` when it holds exactly one bit, else 0 (0 for 0 too): `m` without its lowest bit
-    is 0 (one `blsr`, which sets the flag the select reads), no popcount."""
-    return m if m & (m - 1) == 0 else 0
-
-
-@inlined
 def triads(x: int) -> int:
     """The triads of a band holding a cell of the 27-bit `x` (bit 3r + k: row r, box k):
     each triad's three bits ORed onto its first, then those nine bits (every third) packed
