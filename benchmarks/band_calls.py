@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from native_versions import export  # noqa: E402
+from native_versions import export
 
 
 def main() -> None:

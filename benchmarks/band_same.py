@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from native_versions import export  # noqa: E402
+from native_versions import export
 
 FILES = "top95,top1465,17clue,hardest"
 

@@ -286,7 +286,12 @@ def _pack_triads(typingctx, y):
             return builder.call(pext, [value, ir.Constant(i64, TRIAD_FIRST)])
         g = builder.lshr(builder.mul(value, ir.Constant(i64, 21)), ir.Constant(i64, 4))
         g = builder.and_(g, ir.Constant(i64, ROW_TRIADS))
-        g = builder.or_(g, builder.or_(builder.lshr(g, ir.Constant(i64, 6)), builder.lshr(g, ir.Constant(i64, 12))))
+        g = builder.or_(
+            g,
+            builder.or_(
+                builder.lshr(g, ir.Constant(i64, 6)), builder.lshr(g, ir.Constant(i64, 12))
+            ),
+        )
         return builder.and_(g, ir.Constant(i64, 511))
 
     return types.int64(y), codegen
