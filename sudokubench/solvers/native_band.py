@@ -30,10 +30,15 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
   the deadline stays cooperative.
 
 Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
-`_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads and a
-set of columns' cells are a multiply and shifts (`triads`, `columns`), and a row's cells
-counted by column a `pdep` (`_spread_nine`, four shifts without BMI2), so the hot path reads
-only the tables that hold real rules (`T_SHRINK`, `T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32).
+`_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads are
+a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
+multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
+without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
+`T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
+the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes), the
+cells seen by one, two and three digits in all three bands at once (`_seen`, a 4-word load a
+digit), and a guess's copy of the block (`_copy_block`).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
@@ -397,7 +402,7 @@ def columns(v: int) -> int:
 def triads(x: int) -> int:
     """The triads of a band holding a cell of the 27-bit `x` (bit 3r + k: row r, box k):
     each triad's three bits ORed onto its first, then those nine bits (every third) packed
-    by a multiply (no two products overlap, so no carry) and two shifts; no table."""
+    (`_pack_triads`: one `pext`); no table."""
     return _pack_triads(x | x >> 1 | x >> 2)
 
 
@@ -488,7 +493,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's, a row's or a box's one cell (popcounts, no table).
+    # Singles: a column's, a row's or a box's one cell (`_unit_singles`, no table).
     once = x0 & 511
     v = (x0 >> 9) & 511
     twice = once & v
