@@ -303,37 +303,6 @@ def _pack_triads(typingctx, y):
 
 
 @intrinsic
-def _copy_block(typingctx, f, src, dst):
-    """Copy the block at offset `src` of `f` to offset `dst` (`BLOCK` words; the blocks do not
-    overlap): four 8-word vector loads, then four stores. LLVM cannot tell the two blocks of
-    one array apart, so the loop it was copied by stayed 30 scalar loads and stores."""
-    if not isinstance(f, types.Array):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        vec = ir.VectorType(i64, 8)
-        array = context.make_array(signature.args[0])(context, builder, value=args[0])
-        ends = [
-            builder.gep(array.data, [context.cast(builder, value, kind, types.int64)])
-            for value, kind in zip(args[1:], signature.args[1:], strict=True)
-        ]
-        pointers = [
-            [
-                builder.bitcast(builder.gep(end, [ir.Constant(i64, 8 * k)]), vec.as_pointer())
-                for k in range(BLOCK // 8)
-            ]
-            for end in ends
-        ]
-        values = [builder.load(ptr, align=8) for ptr in pointers[0]]
-        for value, ptr in zip(values, pointers[1], strict=True):
-            builder.store(value, ptr, align=8)
-        return context.get_dummy_value()
-
-    return types.none(f, src, dst), codegen
-
-
-@intrinsic
 def _count_ones(typingctx, m):
     """The number of set bits of the int64 `m`: LLVM's ctpop, one instruction (popcnt) where
     the CPU has it, where the arithmetic popcount takes a dozen operations and a multiply."""
@@ -839,7 +808,8 @@ def search(work, st) -> int:
             w = j + 1
             src = (j & LEVEL_MASK) * BLOCK
             dst = (w & LEVEL_MASK) * BLOCK
-            _copy_block(f, src, dst)
+            for i in range(30):
+                f[dst + i] = f[src + i]
             depth = max(depth, w)
         else:  # the last digit: reuse the block
             w = j
