@@ -36,9 +36,9 @@ multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nin
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
 `T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
-the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes), the
+the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes) and the
 cells seen by one, two and three digits in all three bands at once (`_seen`, a 4-word load a
-digit), and a guess's copy of the block (`_copy_block`).
+digit).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
