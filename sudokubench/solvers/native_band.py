@@ -248,7 +248,7 @@ def _unit_singles(typingctx, x):
     """The cells of the 27-bit band `x` alone in their row or their box: the band ANDed with
     its six units in the lanes of an 8 x 32-bit vector, each lane kept when it has one bit at
     most (`m & (m - 1) == 0`), the lanes ORed together. Generic LLVM vectors (one AVX2
-    register, two SSE2 ones); the scalar form is six `single`s."""
+    register, two SSE2 ones), where six scalar `m & (m - 1)` tests and selects were."""
     if not isinstance(x, types.Integer):
         return None
 
