@@ -248,8 +248,9 @@ def test_the_column_counts_without_bmi2_spread_each_bit() -> None:
 
 @pytest.mark.slow
 def test_the_band_kernel_compiled_without_bmi2_agrees(tmp_path: Path) -> None:
-    """Compiled for a generic x86-64 CPU (no `pdep`: `_spread_nine`'s shifts), the band kernel
-    gives the same counts and stats as the host's build on top95 at limit 2."""
+    """Compiled for a generic x86-64 CPU (no `pdep` or `pext`: `_spread_nine`'s and
+    `_pack_triads`' shifts; the vectors of `_seen` and `_unit_singles` in SSE2 registers), the
+    band kernel gives the same counts and stats as the host's build on top95 at limit 2."""
     script = (
         "import json\n"
         "from sudokubench import get_backend\n"

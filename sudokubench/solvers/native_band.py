@@ -30,10 +30,15 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
   the deadline stays cooperative.
 
 Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
-`_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads and a
-set of columns' cells are a multiply and shifts (`triads`, `columns`), and a row's cells
-counted by column a `pdep` (`_spread_nine`, four shifts without BMI2), so the hot path reads
-only the tables that hold real rules (`T_SHRINK`, `T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32).
+`_trailing_zeros`: one instruction each on x86-64 with popcnt and bmi1); a band's triads are
+a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
+multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
+without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
+`T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
+the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes) and the
+cells seen by one, two and three digits in all three bands at once (`_seen`, a 4-word load a
+digit).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
@@ -196,6 +201,107 @@ def _spread_nine(typingctx, m):
     return types.int64(m), codegen
 
 
+def _lanes(builder, values, kind):
+    """An LLVM vector constant of `kind` (an `ir.VectorType`) holding `values`."""
+    return ir.Constant(kind, [ir.Constant(kind.element, v) for v in values])
+
+
+@intrinsic
+def _seen(typingctx, f, o):
+    """Each band's cells seen by at least one, two and three of the nine digits of the block at
+    offset o of `f`: (once, twice, thrice) of band 0, then of bands 1 and 2. The three bands
+    of a digit are three words in a row (o + 3d), so a 4-word vector load a digit (its fourth
+    lane the next digit's band 0, dropped) does the three bands' ORs and ANDs at once: nine
+    loads and 27 vector operations for the 27 loads and 81 operations of one band at a time.
+    Generic LLVM vectors (two SSE2 registers or one AVX2 register each)."""
+    if not isinstance(f, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        vec = ir.VectorType(i64, 4)
+        array = context.make_array(signature.args[0])(context, builder, value=args[0])
+        at = context.cast(builder, args[1], signature.args[1], types.int64)
+        base = builder.gep(array.data, [at])
+        once = twice = thrice = ir.Constant(vec, None)
+        for d in range(9):
+            ptr = builder.bitcast(builder.gep(base, [ir.Constant(i64, 3 * d)]), vec.as_pointer())
+            m = builder.load(ptr, align=8)
+            thrice = builder.or_(thrice, builder.and_(twice, m))
+            twice = builder.or_(twice, builder.and_(once, m))
+            once = builder.or_(once, m)
+        out = []
+        for b in range(3):
+            lane = ir.Constant(ir.IntType(32), b)
+            out += [builder.extract_element(v, lane) for v in (once, twice, thrice)]
+        return context.make_tuple(builder, signature.return_type, out)
+
+    return types.UniTuple(types.int64, 9)(f, o), codegen
+
+
+#: A band's three rows and three boxes (`_unit_singles`' lanes; the last two lanes empty).
+UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
+
+
+@intrinsic
+def _unit_singles(typingctx, x):
+    """The cells of the 27-bit band `x` alone in their row or their box: the band ANDed with
+    its six units in the lanes of an 8 x 32-bit vector, each lane kept when it has one bit at
+    most (`m & (m - 1) == 0`), the lanes ORed together. Generic LLVM vectors (one AVX2
+    register, two SSE2 ones), where six scalar `m & (m - 1)` tests and selects were."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        vec = ir.VectorType(i32, 8)
+        value = builder.trunc(context.cast(builder, args[0], signature.args[0], types.int64), i32)
+        v = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(i32, 0))
+        v = builder.shuffle_vector(v, v, ir.Constant(vec, None))
+        v = builder.and_(v, _lanes(builder, UNITS, vec))
+        rest = builder.and_(v, builder.add(v, ir.Constant(vec, [ir.Constant(i32, -1)] * 8)))
+        alone = builder.icmp_unsigned("==", rest, ir.Constant(vec, None))
+        v = builder.select(alone, v, ir.Constant(vec, None))
+        for half in (4, 2, 1):
+            mask = [ir.Constant(i32, (k + half) % 8) for k in range(8)]
+            v = builder.or_(v, builder.shuffle_vector(v, v, ir.Constant(vec, mask)))
+        out = builder.extract_element(v, ir.Constant(i32, 0))
+        return builder.zext(out, ir.IntType(64))
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _pack_triads(typingctx, y):
+    """The bits 3i of the 27-bit `y` packed to bits i (`triads`): one `pext` with the mask
+    `TRIAD_FIRST` where numba compiles for BMI2, else a multiply and shifts (no two products
+    overlap, so no carry): the nine bits sit three apart, times 21 a row's three land side by
+    side."""
+    if not isinstance(y, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        value = builder.and_(value, ir.Constant(i64, TRIAD_FIRST))
+        if _has_bmi2():
+            pext = builder.module.declare_intrinsic(
+                "llvm.x86.bmi.pext.64", fnty=ir.FunctionType(i64, [i64, i64])
+            )
+            return builder.call(pext, [value, ir.Constant(i64, TRIAD_FIRST)])
+        g = builder.lshr(builder.mul(value, ir.Constant(i64, 21)), ir.Constant(i64, 4))
+        g = builder.and_(g, ir.Constant(i64, ROW_TRIADS))
+        g = builder.or_(
+            g,
+            builder.or_(
+                builder.lshr(g, ir.Constant(i64, 6)), builder.lshr(g, ir.Constant(i64, 12))
+            ),
+        )
+        return builder.and_(g, ir.Constant(i64, 511))
+
+    return types.int64(y), codegen
+
+
 @intrinsic
 def _count_ones(typingctx, m):
     """The number of set bits of the int64 `m`: LLVM's ctpop, one instruction (popcnt) where
@@ -262,20 +368,11 @@ def columns(v: int) -> int:
 
 
 @inlined
-def single(m: int) -> int:
-    """`m` when it holds exactly one bit, else 0 (0 for 0 too): `m` without its lowest bit
-    is 0 (one `blsr`, which sets the flag the select reads), no popcount."""
-    return m if m & (m - 1) == 0 else 0
-
-
-@inlined
 def triads(x: int) -> int:
     """The triads of a band holding a cell of the 27-bit `x` (bit 3r + k: row r, box k):
     each triad's three bits ORed onto its first, then those nine bits (every third) packed
-    by a multiply (no two products overlap, so no carry) and two shifts; no table."""
-    y = (x | x >> 1 | x >> 2) & TRIAD_FIRST
-    g = (y * 21 >> 4) & ROW_TRIADS
-    return (g | g >> 6 | g >> 12) & 511
+    (`_pack_triads`: one `pext`); no table."""
+    return _pack_triads(x | x >> 1 | x >> 2)
 
 
 @inlined
@@ -365,7 +462,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's, a row's or a box's one cell (popcounts, no table).
+    # Singles: a column's, a row's or a box's one cell (`_unit_singles`, no table).
     once = x0 & 511
     v = (x0 >> 9) & 511
     twice = once & v
@@ -398,8 +495,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         x = f[base + b]
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
-            solo |= single(x & 511) | single(x & 511 << 9) | single(x & 511 << 18)
-            solo |= single(x & BOX0) | single(x & BOX0 << 3) | single(x & BOX0 << 6)
+            solo |= _unit_singles(x)
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
@@ -425,16 +521,21 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
                 return -1, hidden, locked
             dirty |= more
         placed = False
+        once0, twice0, _, once1, twice1, _, once2, twice2, _ = _seen(f, o)
         for b in range(3):
             unplaced = f[o + 27 + b]
             if unplaced == 0:
                 continue
-            once = 0
-            twice = 0
-            for d in range(9):
-                m = f[o + 3 * d + b]
-                twice |= once & m
-                once |= m
+            if placed:  # a placement in an earlier band: this band's digits changed
+                once = 0
+                twice = 0
+                for d in range(9):
+                    m = f[o + 3 * d + b]
+                    twice |= once & m
+                    once |= m
+            else:
+                once = once0 if b == 0 else (once1 if b == 1 else once2)
+                twice = twice0 if b == 0 else (twice1 if b == 1 else twice2)
             if once != BAND:
                 return -1, hidden, locked
             single = unplaced & ~twice
@@ -448,20 +549,6 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
                         break
         if not placed:
             return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29]), hidden, locked
-
-
-@inlined
-def bivalue(f, o, b) -> int:
-    """The open cells of band b (block at offset o) with two candidates or fewer."""
-    once = 0
-    twice = 0
-    thrice = 0
-    for d in range(9):
-        m = f[o + 3 * d + b]
-        thrice |= twice & m
-        twice |= once & m
-        once |= m
-    return f[o + 27 + b] & ~thrice
 
 
 @inlined
@@ -481,9 +568,10 @@ def branch(f, o, t) -> int:
     best = -1
     fewest = 10
     score = -1
-    two0 = bivalue(f, o, 0)
-    two1 = bivalue(f, o, 1)
-    two2 = bivalue(f, o, 2)
+    _, _, thrice0, _, _, thrice1, _, _, thrice2 = _seen(f, o)
+    two0 = f[o + 27] & ~thrice0  # the open cells of each band with two candidates or fewer
+    two1 = f[o + 28] & ~thrice1
+    two2 = f[o + 29] & ~thrice2
     colpack = spread(f[o + 27]) + spread(f[o + 28]) + spread(f[o + 29])
     twopack = spread(two0) + spread(two1) + spread(two2)
     for b in range(3):
