@@ -793,18 +793,22 @@ def warm() -> float:
 
     A 4x4 search, count and probe and a 9x9 search go through every kernel function once, so
     later calls in this process run machine code straight away; the tables of the 16x16 shape
-    are built too (a few milliseconds that would otherwise land on its first solve).
+    are built too (a few milliseconds that would otherwise land on its first solve). The band
+    kernel's machine code is kept for loading without numba (`keep_band_object`: compiled
+    when missing), and the 9x9 search then runs on it here too (`band_object`), as in every
+    process that loads it.
     """
     import numpy as np
 
     start = time.perf_counter()
     load(False)
+    keep_band_object()  # (so that the 9x9 kernel loads as every process that solves loads it)
+    band_object()
     load(True)
     run = Run(Grid.empty(Shape(2, 2)), 1)
     run.step(sys.maxsize, BUDGET, False)
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
     _space_of(Shape(4, 4))
-    keep_band_object()
     return time.perf_counter() - start
 
 
@@ -865,10 +869,9 @@ def ready() -> float:
 def band_object() -> Any:
     """The band kernel's kept machine code loaded into this process (`native_object.load`,
     once), which 9x9 Spaces made from then on run without numba; None when there is none
-    that loads (missing, stale, corrupt), and always while `load(True)` has loaded numba's:
-    one process runs one kernel's code."""
+    that loads (missing, stale, corrupt: numba's `native_band.search` then serves)."""
     global _band_object
-    if _band_object is None and not load.cache_info().currsize:
+    if _band_object is None:
         from sudokubench.solvers import native_object
 
         _band_object = native_object.load()
