@@ -27,9 +27,13 @@ by `count_all` and `estimate`) compiles or loads all of it; `available()` compil
 when the cache lacks it, else loads only the 9x9 band kernel (`ready`), and the first solve
 of a shape loads its kernel function (`load`); the worker pool's fork server imports
 `native_ready` (`preload`), which loads the band kernel's cached machine code once for every
-worker forked from it. `solve` never times compilation: `encode_s` holds the one-off load (in
-`prepare`), `solve_s` the search. A cached function is checked against its own file only:
-after editing `native_kernel.py`, clear the cache (see that module's docstring).
+worker forked from it. The band kernel's machine code is also kept as an object file beside
+numba's cache (`native_object`, written by `warm`), which `ready` loads without importing numba
+(`band_object`): 9x9 Spaces then run it, and numba is imported only when another kernel is
+needed (another shape, `count_all`, `estimate`). `solve` never times compilation: `encode_s`
+holds the one-off load (in `prepare`), `solve_s` the search. A cached function is checked
+against its own file only: after editing `native_kernel.py`, clear the cache (see that
+module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
@@ -300,7 +304,10 @@ class Space:
     read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's work array,
     where it writes them; the general kernel writes its rows there too. On 9x9 also the run
     `Native.solve` fills in place (`shared`; `run` once the kernel's entry is loaded, None
-    while a solve has it) and its `prepared` tuples by limit."""
+    while a solve has it) and its `prepared` tuples by limit. A 9x9 Space made once the band
+    kernel's kept machine code is loaded (`loaded`: `band_object`) runs it, through functions
+    of no arguments bound to its arrays, and makes its general kernel's part on first need
+    (`general`), importing numba only then."""
 
     __slots__ = (
         "arrays",
