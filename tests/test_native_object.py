@@ -4,6 +4,7 @@ path then serves), and a process that only solves 9x9 never imports numba."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -233,3 +234,21 @@ def test_the_fork_servers_path_imports_no_numba(kept: native_object._Loaded) -> 
         native._band_object = saved
         native.forget_spaces()
     assert out[1:-1] == expected
+
+
+def test_loading_leaves_numbas_own_helpers_in_place(kept: native_object._Loaded) -> None:
+    """llvmlite's symbols are the process's: loading the object binds numba's helpers to its
+    stub only where no one registered them, so numba's real ones (its exception helpers, NRT's
+    memory functions, registered when numba sets up) are never replaced for numba's later code."""
+    from llvmlite import binding
+
+    stub = ctypes.cast(native_object._stub, ctypes.c_void_p).value
+    before = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
+    native_object.load.cache_clear()
+    try:
+        assert native_object.load() is not None
+        after = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
+    finally:
+        native_object.load.cache_clear()
+    assert all(after[name] == (before[name] or stub) for name in before)
+    assert any(address and address != stub for address in before.values())  # numba's, kept

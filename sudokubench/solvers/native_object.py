@@ -22,8 +22,11 @@ else the `__pycache__` beside the sources when writable, else numba's per-user c
 as numba names it on Linux; elsewhere that last case finds no file and takes numba's path).
 
 The machine code needs a few of numba's C helpers only on the path where the kernel raises an
-exception (it does not: its array views have fixed sizes); they are bound to a stub that does
-nothing, so such a call returns NULL and CPython raises a SystemError in the caller.
+exception (it does not: its array views have fixed sizes); in a process where numba has not
+registered them they are bound to a stub that does nothing, so such a call returns NULL and
+CPython raises a SystemError in the caller. Where numba registered them (it was imported and
+set up first) they are left as they are: llvmlite's symbols are the process's, and numba's
+later code needs its real ones; numba set up later replaces the stub with them.
 
 `bound(work, state)` makes the callable a solve calls: a builtin function of no arguments bound
 to one work array and one state (0.1 us a call where numba's dispatch of `search` costs
@@ -234,8 +237,9 @@ def load() -> Any:
             return None
         obj, symbol = found
         stub = ctypes.cast(_stub, ctypes.c_void_p).value
-        for name in HELPERS:
-            binding.add_symbol(name, stub)
+        for name in HELPERS:  # (numba's own, where numba registered them: never replaced)
+            if not binding.address_of_symbol(name):
+                binding.add_symbol(name, stub)
         target = binding.Target.from_default_triple()
         machine = target.create_target_machine(
             cpu=binding.get_host_cpu_name(),
