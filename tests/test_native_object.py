@@ -102,14 +102,14 @@ def test_solve_answers_from_the_kept_object_as_from_numba(kept: native_object._L
     thread = threading.Thread(target=solve_all, args=("kept",))
     thread.start()
     thread.join()
-    saved = native._band_object
-    native._band_object = None  # new Spaces: numba's kernel
+    saved = native.band_object
+    native.band_object = lambda: None  # new Spaces: numba's kernel
     try:
         thread = threading.Thread(target=solve_all, args=("numba",))
         thread.start()
         thread.join()
     finally:
-        native._band_object = saved
+        native.band_object = saved
     assert answers["kept loaded"] == [True] and answers["numba loaded"] == [False]
     assert answers["kept"] == answers["numba"]
     assert all(a[0] == Status.SOLVED for a in answers["kept"])
@@ -220,8 +220,8 @@ def test_the_fork_servers_path_imports_no_numba(kept: native_object._Loaded) -> 
     assert out[0] == "True True"
     assert out[-1] == "[]"
     expected = []
-    saved = native._band_object
-    native._band_object = None
+    saved = native.band_object
+    native.band_object = lambda: None
     native.forget_spaces()
     try:
         for line in lines:
@@ -231,7 +231,7 @@ def test_the_fork_servers_path_imports_no_numba(kept: native_object._Loaded) -> 
                 assert native._space_of(Shape(3, 3)).loaded is None
                 expected.append(f"{r.status.value} {r.count} True {dict(r.stats)}")
     finally:
-        native._band_object = saved
+        native.band_object = saved
         native.forget_spaces()
     assert out[1:-1] == expected
 
@@ -252,3 +252,18 @@ def test_loading_leaves_numbas_own_helpers_in_place(kept: native_object._Loaded)
         native_object.load.cache_clear()
     assert all(after[name] == (before[name] or stub) for name in before)
     assert any(address and address != stub for address in before.values())  # numba's, kept
+
+
+def test_a_solve_in_any_process_runs_the_kept_object(kept: native_object._Loaded) -> None:
+    """`backend.solve` in a fresh process that never asked `available()` loads the kept object
+    for its 9x9 Space, and imports no numba."""
+    code = (
+        "import sys\n"
+        "from sudokubench import Grid, get_backend, is_solution\n"
+        f"puzzle = Grid.parse({TELEGRAM!r})\n"
+        "result = get_backend('native').solve(puzzle, limit=2)\n"
+        "print(result.count, result.exhaustive, is_solution(result.solutions[0], puzzle),\n"
+        "      'numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["1", "True", "True", "False"], done.stderr[-2000:]

@@ -357,9 +357,9 @@ class Space:
         if shape.box_rows == shape.box_cols == 3:
             from sudokubench.solvers import native_band_layout as layout
 
-            # The band kernel from its kept machine code when this process loaded it
-            # (`ready`, `native_object`): no numba here until another kernel is needed.
-            self.loaded = _band_object
+            # The band kernel from its kept machine code when it is kept (`band_object`,
+            # `native_object`): no numba here until another kernel is needed.
+            self.loaded = band_object()
             band = np.zeros(layout.work_size(ROWS), dtype=np.int64)
             lookup = band[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)
             lookup[: layout.TABLE_SIZE] = layout.band_table_values()
@@ -875,8 +875,8 @@ def ready() -> float:
 
 def band_object() -> Any:
     """The band kernel's kept machine code loaded into this process (`native_object.load`,
-    once), which 9x9 Spaces made from then on run without numba; None when there is none
-    that loads (missing, stale, corrupt: numba's `native_band.search` then serves)."""
+    once), which 9x9 Spaces run without numba (any solve's, `ready`'s); None when there is
+    none that loads (missing, stale, corrupt: numba's `native_band.search` then serves)."""
     global _band_object
     if _band_object is None:
         from sudokubench.solvers import native_object
