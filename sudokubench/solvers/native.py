@@ -28,12 +28,12 @@ when the cache lacks it, else loads only the 9x9 band kernel (`ready`), and the 
 of a shape loads its kernel function (`load`); the worker pool's fork server imports
 `native_ready` (`preload`), which loads the band kernel's cached machine code once for every
 worker forked from it. The band kernel's machine code is also kept as an object file beside
-numba's cache (`native_object`, written by `warm`), which `ready` loads without importing numba
-(`band_object`): 9x9 Spaces then run it, and numba is imported only when another kernel is
-needed (another shape, `count_all`, `estimate`). `solve` never times compilation: `encode_s`
-holds the one-off load (in `prepare`), `solve_s` the search. A cached function is checked
-against its own file only: after editing `native_kernel.py`, clear the cache (see that
-module's docstring).
+numba's cache (`native_object`, written by `warm`), which a process's first 9x9 Space loads
+without importing numba (`band_object`): 9x9 Spaces run it, and numba is imported only when
+another kernel is needed (another shape, `count_all`, `estimate`). `solve` never times
+compilation: `encode_s` holds the one-off load (in `prepare`), `solve_s` the search. A cached
+function is checked against its own file only: after editing `native_kernel.py`, clear the
+cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
