@@ -427,14 +427,20 @@ def test_without_numba_the_backend_is_not_ready() -> None:
 
 #: What `native_ready` loaded: each kernel entry's compiled versions, `warm`'s and `load`'s
 #: calls cached, and whether a 9x9 solve then needs any load of its own (the grid solved is
-#: checked, and how many versions the band kernel has after it).
+#: checked, and how many versions the band kernel has after it); first whether numba was
+#: imported. `NUMBA_ONLY`: as if no machine code were kept (`native_object.path` finds none).
 PRELOADED = """
+import sys
+from sudokubench.solvers import native_object
+if NUMBA_ONLY:
+    native_object.path = lambda: None
 import sudokubench.solvers.native_ready
 from sudokubench.grid import Grid, is_solution
-from sudokubench.solvers import native, native_band, native_estimate, native_search
+from sudokubench.solvers import native
+print('numba' in sys.modules, native.warm.cache_info().currsize, native.load.cache_info().currsize)
+from sudokubench.solvers import native_band, native_estimate, native_search
 print(len(native_band.search.signatures), len(native_search.search.signatures),
-      len(native_estimate.probes.signatures), native.warm.cache_info().currsize,
-      native.load.cache_info().currsize)
+      len(native_estimate.probes.signatures))
 puzzle = Grid.parse(PUZZLE)
 result = native.Native().solve(puzzle)
 print(is_solution(result.solutions[0], puzzle), len(native_band.search.signatures),
@@ -442,17 +448,23 @@ print(is_solution(result.solutions[0], puzzle), len(native_band.search.signature
 """
 
 
-def test_the_fork_server_preloads_the_kernel(backend: native.Native) -> None:
+@pytest.mark.parametrize("numba_only", [False, True], ids=["kept-object", "numba"])
+def test_the_fork_server_preloads_the_kernel(backend: native.Native, numba_only: bool) -> None:
     """The pool's fork server imports `native_ready` (the backend's `preload`): a fresh process
     that imports it has the 9x9 band kernel loaded, so a worker forked from it needs no load of
     its own under the load limit, and nothing else of the kernel (each part of it costs the
-    start of every run 20-30 ms): the general search, the estimator's probe."""
+    start of every run 20-30 ms): the general search, the estimator's probe. From the kept
+    machine code (`native_object`) it imports no numba and numba compiles nothing; without it,
+    numba's cache serves the band kernel alone."""
     from sudokubench.harness.pool.local import _modules
 
     assert backend.preload in _modules(["native", "fast"])
-    code = PRELOADED.replace("PUZZLE", repr(TELEGRAM))
+    code = PRELOADED.replace("PUZZLE", repr(TELEGRAM)).replace("NUMBA_ONLY", str(numba_only))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.stdout.split() == ["1", "0", "0", "0", "1", "True", "1", "1"], done.stderr[-2000:]
+    expected = ["True", "0", "1", "1", "0", "0", "True", "1", "1"]
+    if not numba_only:  # (numba imported only by the lines that ask for its modules)
+        expected = ["False", "0", "1", "0", "0", "0", "True", "0", "1"]
+    assert done.stdout.split() == expected, done.stderr[-2000:]
 
 
 def test_the_fork_server_does_not_compile_a_cold_cache(
@@ -571,14 +583,23 @@ def test_compare_leaves_a_cached_kernel_to_its_workers(
 
 
 def test_ready_loads_the_band_kernel_or_compiles_all(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`ready` (what `available()` does in a process that solves): with numba's cache holding
-    the kernel, the 9x9 band kernel alone loaded (`load(True)`); a cold cache (or one it cannot
-    look at) compiled whole (`warm`), so no later call of another part compiles."""
-    for cached, expected in ((True, [("load", True)]), (False, ["warm"]), (None, ["warm"])):
+    """`ready` (what `available()` does in a process that solves): with the band kernel's
+    machine code kept, that loaded and the band kernel run on it (`load(True)`); else with
+    numba's cache holding the kernel, the 9x9 band kernel alone loaded from it (`load(True)`);
+    a cold cache (or one it cannot look at) compiled whole (`warm`), so no later call of
+    another part compiles."""
+    cases = (
+        (object(), None, [("load", True)]),
+        (None, True, [("load", True)]),
+        (None, False, ["warm"]),
+        (None, None, ["warm"]),
+    )
+    for kept, cached, expected in cases:
         loads: list = []
         monkeypatch.setattr(native, "warm", lambda loads=loads: loads.append("warm") or 0.0)
         monkeypatch.setattr(native, "load", lambda band, loads=loads: loads.append(("load", band)))
-        monkeypatch.setattr(native, "kernel_cached", lambda cached=cached: cached)
+        monkeypatch.setattr(native, "band_object", lambda kept=kept: kept)
+        monkeypatch.setattr(native, "numba_cached", lambda cached=cached: cached)
         native.ready.cache_clear()
         native.ready()
         native.ready()  # (once a process)

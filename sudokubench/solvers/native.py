@@ -27,9 +27,13 @@ by `count_all` and `estimate`) compiles or loads all of it; `available()` compil
 when the cache lacks it, else loads only the 9x9 band kernel (`ready`), and the first solve
 of a shape loads its kernel function (`load`); the worker pool's fork server imports
 `native_ready` (`preload`), which loads the band kernel's cached machine code once for every
-worker forked from it. `solve` never times compilation: `encode_s` holds the one-off load (in
-`prepare`), `solve_s` the search. A cached function is checked against its own file only:
-after editing `native_kernel.py`, clear the cache (see that module's docstring).
+worker forked from it. The band kernel's machine code is also kept as an object file beside
+numba's cache (`native_object`, written by `warm`), which a process's first 9x9 Space loads
+without importing numba (`band_object`): 9x9 Spaces run it, and numba is imported only when
+another kernel is needed (another shape, `count_all`, `estimate`). `solve` never times
+compilation: `encode_s` holds the one-off load (in `prepare`), `solve_s` the search. A cached
+function is checked against its own file only: after editing `native_kernel.py`, clear the
+cache (see that module's docstring).
 
 Beyond the contract: `count_all` counts every solution of a grid at kernel speed keeping only
 the first few as grids, and `estimate` runs Knuth's estimator for grids whose solutions are too
@@ -102,6 +106,9 @@ _perf_counter = time.perf_counter
 #: process never solves, and the workers' fork server loads the kernel anyway (`preload`), so
 #: loading it there too cost the command most of a second of start-up.
 load_on_available = True
+#: The band kernel's kept machine code, once this process loaded it (`band_object`): new 9x9
+#: Spaces then run it without numba (`native_object`); None until then, or when it is missing.
+_band_object: Any = None
 
 
 @dataclass(frozen=True)
@@ -197,11 +204,13 @@ class Run:
         space = last[1] if last is not None and last[0] is shape else _space_of(shape)
         self.shape = shape
         self.space = space
-        self.kernel = space.kernel
         # 9x9 searches with the band kernel (`native_band`) unless `band` is off or more
         # rows are asked for than its work array holds; the estimator's probes and every
         # other shape use the general kernel.
         self.band = band and space.band is not None and rows <= ROWS
+        if not self.band:
+            space.general()
+        self.kernel = space.kernel
         if self.band:  # the givens, rows, limit, budget in the state (`native_band.search`)
             self.givens = None
             self.st = space.frombuffer(
@@ -237,10 +246,12 @@ class Run:
     @property
     def tab(self) -> Tables:
         """The general kernel's tables of the shape."""
+        self.space.general()
         return self.space.tab
 
     def probe(self, rng: Any, acc: Any, count: int) -> None:
         """`count` more of Knuth's probes, folded into `acc`."""
+        self.space.general()
         work, table = self.space.arrays[False]
         givens = self.givens
         if givens is None:  # a band run's: in its state
@@ -293,7 +304,10 @@ class Space:
     read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's work array,
     where it writes them; the general kernel writes its rows there too. On 9x9 also the run
     `Native.solve` fills in place (`shared`; `run` once the kernel's entry is loaded, None
-    while a solve has it) and its `prepared` tuples by limit."""
+    while a solve has it) and its `prepared` tuples by limit. A 9x9 Space made once the band
+    kernel's kept machine code is loaded (`loaded`: `band_object`) runs it, through functions
+    of no arguments bound to its arrays, and makes its general kernel's part on first need
+    (`general`), importing numba only then."""
 
     __slots__ = (
         "arrays",
@@ -307,12 +321,15 @@ class Space:
         "frombuffer",
         "int64",
         "kernel",
+        "loaded",
         "prepared",
         "probes",
         "rows",
         "run",
         "searches",
+        "shape",
         "shared",
+        "shared_arguments",
         "state",
         "state_bytes",
         "state_view",
@@ -324,54 +341,56 @@ class Space:
     def __init__(self, shape: Shape) -> None:
         import numpy as np
 
-        from sudokubench.solvers import native_kernel
-        from sudokubench.solvers.native_estimate import probes
-        from sudokubench.solvers.native_search import search
-
-        tab = tables(shape)
-        work = np.zeros(tab.work_size, dtype=np.int64)
-        native_kernel.prime(tab.table, work)
-        self.kernel = native_kernel
+        self.shape = shape
         self.frombuffer = np.frombuffer
         self.uint8 = np.dtype(np.uint8)
         self.int64 = np.dtype(np.int64)
-        self.tab = tab
-        self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
-        self.probes = probes
+        self.kernel = self.tab = self.state = self.probes = None
         self.band = None
         self.band_head = self.band_state_join = self.state_bytes = self.shared = None
         self.state_view = None
         self.run = None
         self.prepared: dict[int, tuple] = {}
-        general = (work, tab.table)
-        self.arrays = (general, general)
-        self.searches = (search, search)
-        self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
+        self.loaded = None
+        self.arrays: tuple[Any, Any] = (None, None)
+        self.searches: tuple[Any, Any] = (None, None)
         if shape.box_rows == shape.box_cols == 3:
-            from sudokubench.solvers import native_band
+            from sudokubench.solvers import native_band_layout as layout
 
-            band = np.zeros(native_band.work_size(ROWS), dtype=np.int64)
-            lookup = band[native_band.TABLE_AT : native_band.ROWS_AT].view(np.int32)
-            lookup[: native_band.TABLE_SIZE] = native_band.band_tables()
-            rows = band[native_band.ROWS_AT :].view(np.uint8)
+            # The band kernel from its kept machine code when it is kept (`band_object`,
+            # `native_object`): no numba here until another kernel is needed.
+            self.loaded = band_object()
+            band = np.zeros(layout.work_size(ROWS), dtype=np.int64)
+            lookup = band[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)
+            lookup[: layout.TABLE_SIZE] = layout.band_table_values()
+            rows = band[layout.ROWS_AT :].view(np.uint8)
             self.rows = rows[: ROWS * shape.cells].reshape(ROWS, shape.cells)
             self.band = (band, None)
             # a band run's state as bytes: 12 zero words, keep, limit, budget, drain (packed
             # by `band_head`), the givens and `_PAD`, joined into one writable buffer
-            assert native_band.GIVENS_AT == _GIVENS_AT and native_band.S_LIMIT == _S_LIMIT
-            assert (native_band.S_BUDGET, native_band.S_DRAIN) == (_S_BUDGET, _S_DRAIN)
-            self.band_head = struct.Struct(f"<{8 * native_band.S_KEEP}x4q").pack
+            assert layout.GIVENS_AT == _GIVENS_AT and layout.S_LIMIT == _S_LIMIT
+            assert (layout.S_BUDGET, layout.S_DRAIN) == (_S_BUDGET, _S_DRAIN)
+            self.band_head = struct.Struct(f"<{8 * layout.S_KEEP}x4q").pack
             self.band_state_join = bytearray().join
-            self.arrays = (general, self.band)
-            self.searches = (search, native_band.search)
+            self.arrays = (None, self.band)
             # The band run `Native.solve` fills in place (`Space.run`, once the kernel's
             # entry is known): its state's bytes, a numpy view of them, all the rows.
-            self.state_bytes = bytearray(8 * native_band.BAND_STATE_SIZE)
+            self.state_bytes = bytearray(8 * layout.BAND_STATE_SIZE)
             self.state_view = memoryview(self.state_bytes)  # written through, in place
             shared = self.shared = _new_object(Run)
-            shared.shape, shared.space, shared.kernel = shape, self, native_kernel
+            shared.shape, shared.space, shared.kernel = shape, self, None
             shared.band, shared.givens, shared.sols = True, None, self.rows
             shared.st = np.frombuffer(self.state_bytes, self.int64)
+            if self.loaded is not None:
+                self.searches = (None, self.loaded.call)
+            else:
+                from sudokubench.solvers import native_band
+
+                self.searches = (None, native_band.search)
+        else:
+            self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
+        if self.loaded is None:  # numba's kernels: the general one now, as every shape has
+            self.general()
         # a state's counters NODES..SAVED as ints, read in C (`Native.solve`)
         self.counters = struct.Struct(f"<{SAVED - NODES + 1}q").unpack_from
         self.views = [self.rows[:r] for r in range(ROWS + 1)]
@@ -382,7 +401,38 @@ class Space:
         self.first_cells = struct.Struct(f"{shape.cells}B").unpack_from
         # The compiled entry of the kernel `prepare` calls (`_kernel_entry`), set on the
         # shape's first solve: `warm` makes Spaces, so this one cannot ask for it here.
+        # With the kept machine code, the shared run's own function of no arguments
+        # (`native_object`), and `shared_arguments` empty.
         self.entry = None
+        self.shared_arguments: tuple[Any, ...] = ()
+        if self.shared is not None and self.loaded is None:
+            self.shared_arguments = (self.band[0], self.shared.st)
+
+    def general(self) -> None:
+        """The general kernel's part of the Space (numba's: its tables, work array, zeroed
+        state, search and probes), made on first need when the band kernel came from its kept
+        machine code (`native_object`), else with the Space."""
+        if self.kernel is not None:
+            return
+        import numpy as np
+
+        from sudokubench.solvers import native_kernel
+        from sudokubench.solvers.native_estimate import probes
+        from sudokubench.solvers.native_search import search
+
+        tab = tables(self.shape)
+        work = np.zeros(tab.work_size, dtype=np.int64)
+        native_kernel.prime(tab.table, work)
+        self.tab = tab
+        self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
+        self.probes = probes
+        general = (work, tab.table)
+        self.arrays = (general, self.band if self.band is not None else general)
+        band_search = self.searches[1] if self.band is not None else search
+        self.searches = (search, band_search)
+        if self.shared is not None:
+            self.shared.kernel = native_kernel
+        self.kernel = native_kernel  # (last: the mark that the rest is made)
 
     def rows_of(self, rows: int) -> Any:
         """Rows of its own for more than `ROWS` solutions (`count_all` keeping many)."""
@@ -482,6 +532,13 @@ class Native(BaseBackend):
         """
         if not load_on_available:  # (`compare`'s own process: its workers load the kernel)
             return importlib.util.find_spec("numba") is not None
+        if _band_object is not None or (
+            not ready.cache_info().currsize
+            and importlib.util.find_spec("numba") is not None
+            and band_object() is not None
+        ):  # the band kernel's kept machine code: ready without importing numba
+            ready()
+            return True
         try:
             import numba  # noqa: F401
         except ImportError:
@@ -533,7 +590,7 @@ class Native(BaseBackend):
             state[_HEAD_END:_GIVENS_END] = bytes(puzzle.cells) if digits is None else digits
             prepared = space.prepared.get(limit)
             if prepared is None:  # (as `prepare` makes it; the same for every solve)
-                prepared = (run, limit, (space.band[0], run.st), space.entry)
+                prepared = (run, limit, space.shared_arguments, space.entry)
                 space.prepared[limit] = prepared
             encode_s = perf_counter() - start
             start = perf_counter()
@@ -594,10 +651,16 @@ class Native(BaseBackend):
         space = run.space
         search = space.entry
         if search is None:  # which compiles or loads the kernel first (`warm`)
-            search = space.entry = _kernel_entry(run.band)
+            if space.loaded is not None:  # the kept machine code's, for the shared run
+                search = space.loaded.bound(space.band[0], space.shared.st)
+            else:
+                search = _kernel_entry(run.band)
+            space.entry = search
             if run.band:  # `Native.solve`'s common call may now fill the shared run
                 space.run = space.shared
         work, table = space.arrays[run.band]
+        if table is None and space.loaded is not None:  # a function of this run's arrays
+            return run, limit, (), space.loaded.bound(work, run.st)
         if table is None:  # the band kernel: tables and rows in `work`, the rest in `st`
             arguments = (work, run.st)
         else:
@@ -737,18 +800,41 @@ def warm() -> float:
 
     A 4x4 search, count and probe and a 9x9 search go through every kernel function once, so
     later calls in this process run machine code straight away; the tables of the 16x16 shape
-    are built too (a few milliseconds that would otherwise land on its first solve).
+    are built too (a few milliseconds that would otherwise land on its first solve). The band
+    kernel's machine code is kept for loading without numba (`keep_band_object`: compiled
+    when missing), and the 9x9 search then runs on it here too (`band_object`), as in every
+    process that loads it.
     """
     import numpy as np
 
     start = time.perf_counter()
     load(False)
+    keep_band_object()  # (so that the 9x9 kernel loads as every process that solves loads it)
+    band_object()
     load(True)
     run = Run(Grid.empty(Shape(2, 2)), 1)
     run.step(sys.maxsize, BUDGET, False)
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
     _space_of(Shape(4, 4))
     return time.perf_counter() - start
+
+
+def keep_band_object() -> bool:
+    """Make sure the band kernel's machine code is kept for loading without numba
+    (`native_object`): compiled (`native_band.compile_entry`, 1-2 s of CPU) and saved when
+    no valid one loads; whether one is kept now. Never raises: without it numba's path serves."""
+    from sudokubench.solvers import native_object
+
+    try:
+        if native_object.load() is not None:
+            return True
+        from sudokubench.solvers import native_band
+
+        saved = native_object.save(*native_band.compile_entry())
+    except Exception:
+        return False
+    native_object.load.cache_clear()
+    return saved is not None
 
 
 @cache
@@ -771,14 +857,32 @@ def load(band: bool) -> float:
 def ready() -> float:
     """What a process that solves needs before its first timed call (`available`); seconds.
 
-    When numba's cache holds the kernel (`kernel_cached`), the 9x9 band kernel loaded
-    (`load`: the usual solve's; a 9x9 `count_all` or `estimate`, or another shape, loads the
-    general kernel on its first use, outside any timed call). Else the whole kernel compiled,
-    as `warm` does: a first compile makes every function once, so no later call compiles.
+    When the band kernel's machine code is kept (`band_object`), it loaded without numba and
+    run once (`load`). Else, when numba's cache holds the kernel (`numba_cached`), the 9x9
+    band kernel loaded from it (`load`: the usual solve's; a 9x9 `count_all` or `estimate`,
+    or another shape, loads the general kernel on its first use, outside any timed call). Else
+    the whole kernel compiled, as `warm` does: a first compile makes every function once, so no
+    later call compiles.
     """
-    if kernel_cached():
+    start = time.perf_counter()
+    if band_object() is not None:
+        load(True)
+        return time.perf_counter() - start
+    if numba_cached():
         return load(True)
     return warm()
+
+
+def band_object() -> Any:
+    """The band kernel's kept machine code loaded into this process (`native_object.load`,
+    once), which 9x9 Spaces run without numba (any solve's, `ready`'s); None when there is
+    none that loads (missing, stale, corrupt: numba's `native_band.search` then serves)."""
+    global _band_object
+    if _band_object is None:
+        from sudokubench.solvers import native_object
+
+        _band_object = native_object.load()
+    return _band_object
 
 
 def kernel_cached_beside() -> bool:
@@ -813,6 +917,20 @@ def kernel_cached_beside() -> bool:
 
 
 def kernel_cached() -> bool | None:
+    """Whether numba's on-disk cache holds the kernel (`numba_cached`) and the band kernel's
+    machine code is kept beside it for loading without numba (`native_object.present`), so
+    that `warm()` compiles nothing (False when the latter is missing; None when numba's cache
+    cannot be looked at). Seen without importing numba when numba's cache is beside the
+    sources (`kernel_cached_beside`)."""
+    from sudokubench.solvers import native_object
+
+    cached = numba_cached()
+    if cached and not native_object.present():
+        return False
+    return cached
+
+
+def numba_cached() -> bool | None:
     """Whether numba's on-disk cache holds the kernel, so that `warm()` loads it rather than
     compiling it (None when numba's cache cannot be looked at: numba missing, or its layout
     changed). A cache made from older sources counts as there: numba recompiles it quietly.

@@ -52,9 +52,37 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, cfunc, njit, types
 from numba.extending import intrinsic
 
+from sudokubench.solvers.native_band_layout import (
+    BAD,
+    BAND,
+    BAND_STATE_SIZE,
+    BLOCK,
+    BOX0,
+    CELL_MASK,
+    COLUMN_SPREAD,
+    ENTRY_WORDS,
+    GIVENS_AT,
+    LEVEL_MASK,
+    LEVELS,
+    ROW_TRIADS,
+    ROWS_AT,
+    S_BUDGET,
+    S_DRAIN,
+    S_KEEP,
+    S_LIMIT,
+    T_CLAIM,
+    T_LOCK,
+    T_ROWBOX,
+    T_SHRINK,
+    T_TCELLS,
+    TABLE_AT,
+    TRIAD_FIRST,
+    band_table_values,
+)
+from sudokubench.solvers.native_band_layout import STATE_SIZE as LAYOUT_STATE_SIZE
 from sudokubench.solvers.native_kernel import (
     ADVANCE,
     BACKTRACKS,
@@ -77,78 +105,13 @@ from sudokubench.solvers.native_kernel import (
     inlined,
 )
 
-#: int64 words a level of the stack takes: 27 digit-bands, 3 masks of unplaced cells, spare.
-BLOCK = 32
-#: Stack levels: one per placed guess at most, and the root.
-LEVELS = 82
-BAND = (1 << 27) - 1
-#: Above every level (`LEVELS`): a level ANDed with it is the same level, and LLVM then knows
-#: its block's offset is not negative, so numba's check of a negative index (one compare and
-#: select an access, and a register for the array's length) folds away.
-LEVEL_MASK = 127
-#: Above every cell (0-80): the same for a cell, its band and its place in the band.
-CELL_MASK = 127
-#: A row's 9 bits times this: the same columns in all three rows of a band (`columns`).
-COLUMN_SPREAD = 1 | 1 << 9 | 1 << 18
-#: The cells of the first box of a band; the second and third are this shifted by 3 and 6.
-BOX0 = 7 * COLUMN_SPREAD
-#: The first cell of each of a band's nine triads (`triads`).
-TRIAD_FIRST = sum(1 << 3 * i for i in range(9))
-#: Three bits at the start of each row of a band: a row's triads after `triads`' multiply.
-ROW_TRIADS = 7 * COLUMN_SPREAD
-
-# Offsets of the tables in the flat int32 `table` array (`band_tables`).
-T_SHRINK = 0  # 512: a band's 9 triads -> the union of the permutations they hold
-T_TCELLS = 512  # 512: 9 triads -> their cells (27 bits)
-T_LOCK = 1024  # 512: a band's columns -> those alone in their box (a box in one column)
-T_CLAIM = 1536  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
-T_ROWBOX = 2048  # 27: a cell's row and box in its band, itself excluded
-TABLE_SIZE = 2075
-#: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
-BAD = 1 << 30
-#: The band kernel's state array (`search`'s `st`, a run's own): the general kernel's state
-#: (`STATE_SIZE` words, the same indices), then the call's rows to fill, limit, budget and
-#: whether to stop when the rows are full, then the givens (81 bytes, row-major, 0 for empty).
-S_KEEP = STATE_SIZE
-S_LIMIT = STATE_SIZE + 1
-S_BUDGET = STATE_SIZE + 2
-S_DRAIN = STATE_SIZE + 3
-GIVENS_AT = STATE_SIZE + 4
-BAND_STATE_SIZE = GIVENS_AT + 11
-#: Where the work array holds `band_tables()` (int32, in `TABLE_WORDS` int64 words) and the
-#: rows for solutions (`search`).
-TABLE_AT = LEVELS * BLOCK + 3 * LEVELS
-TABLE_WORDS = (TABLE_SIZE + 1) // 2
-ROWS_AT = TABLE_AT + TABLE_WORDS
+#: The layout module counts the general kernel's state words without importing numba.
+assert STATE_SIZE == LAYOUT_STATE_SIZE
 
 
 def band_tables() -> np.ndarray:
     """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.3 KB."""
-    t = np.zeros(TABLE_SIZE, dtype=np.int32)
-    boxes = [BOX0 << 3 * k for k in range(3)]
-    perms = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
-    for tri in range(512):
-        keep = 0
-        for p in perms:
-            bits = sum(1 << (3 * r + p[r]) for r in range(3))
-            if tri & bits == bits:
-                keep |= bits
-        t[T_SHRINK + tri] = keep
-        t[T_TCELLS + tri] = sum(7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if tri >> i & 1)
-    for v in range(512):
-        groups = [(v >> 3 * k) & 7 for k in range(3)]
-        t[T_LOCK + v] = sum(g << 3 * k for k, g in enumerate(groups) if g & (g - 1) == 0)
-        claim = 0
-        for k, g in enumerate(groups):
-            if g & (g - 1):
-                claim |= BAD
-            elif g:
-                claim |= boxes[k] & ~((g << 3 * k) * COLUMN_SPREAD)
-        t[T_CLAIM + v] = claim
-    for p in range(27):
-        r, c = divmod(p, 9)
-        t[T_ROWBOX + p] = (511 << 9 * r | boxes[c // 3]) & ~(1 << p)
-    return t
+    return np.array(band_table_values(), dtype=np.int32)
 
 
 def _has_bmi2() -> bool:
@@ -828,6 +791,58 @@ def state(digits: bytes, keep: int, limit: int, budget: int, drain: bool) -> np.
     return np.frombuffer(data, dtype=np.int64)
 
 
-def work_size(rows: int) -> int:
-    """The size of the band kernel's work array (int64 words) with `rows` rows for solutions."""
-    return ROWS_AT + (81 * rows + 7) // 8
+#: The int64 word of a `bytes` object where its data starts (CPython's layout: the object's
+#: header, then the bytes): the entry for kept machine code reads its addresses there.
+SELF_AT = (bytes.__basicsize__ - 1) // 8
+#: CPython's `Py_IncRef`, resolved when the machine code is loaded in a Python process.
+_py_incref = types.ExternalFunction("Py_IncRef", types.void(types.voidptr))
+
+
+@intrinsic
+def _words(typingctx, address):
+    """The int64 `address` as a pointer to int64 words."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(address), codegen
+
+
+@intrinsic
+def _pointer(typingctx, address):
+    """The int64 `address` as an untyped pointer (a Python object's, returned to CPython)."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+
+    return types.voidptr(address), codegen
+
+
+def entry(me, unused):
+    """`search` as a CPython function of no arguments (`METH_NOARGS`), bound to one work array
+    and one state: `me`, the function's `self`, is a `bytes` object holding (from `SELF_AT`)
+    the addresses of the work array and of the state, then of the ints 0 to 3 (the return
+    codes, returned with a new reference). Compiled by `compile_entry` as a C callback."""
+    code = search(
+        carray(_words(me[SELF_AT]), (ENTRY_WORDS,)),
+        carray(_words(me[SELF_AT + 1]), (BAND_STATE_SIZE,)),
+    )
+    result = _pointer(me[SELF_AT + 2 + code])
+    _py_incref(result)
+    return result
+
+
+def compile_entry() -> tuple[bytes, str]:
+    """`entry` compiled (with `search` from numba's cache, or compiled first) into one object
+    file of machine code, and the name of its symbol (`native_object` keeps and loads it).
+
+    A C callback of its own, not cached by numba: it is compiled only when the kept object is
+    missing (`native.warm`), a second or two of CPU once per machine."""
+    compiled = cfunc(types.voidptr(types.CPointer(types.int64), types.voidptr))(entry)
+    _, kind, data = compiled._library.serialize_using_object_code()
+    assert kind == "object"
+    return data[0], compiled.native_name

@@ -1,10 +1,12 @@
 """Importing this module readies the `native` backend in this process: the kernel a 9x9 solve
-runs on (`native.ready`: the band kernel) is loaded from numba's on-disk cache, when the cache
+runs on (`native.ready`: the band kernel) is loaded from its kept machine code without importing
+numba (`native_object`, about 0.1 s of CPU), or else from numba's on-disk cache when the cache
 holds the kernel, with its compiled entry (`native._kernel_entry`).
 
 The worker pool's fork server imports it (`Native.preload`) before it forks any worker, so every
-worker starts with that kernel loaded and its `available()` returns at once: the load (about
-0.4 s, far more on a busy machine) never counts against a worker's load limit. The rest of the
+worker starts with that kernel loaded and its `available()` returns at once: the load (0.1 s of
+CPU from the kept machine code, 0.7-0.8 s through numba; far more on a busy machine) never
+counts against a worker's load limit. The rest of the
 kernel (the general search of other shapes, the count, the estimator) is not loaded here: each
 part costs 20-30 ms, on the start of every run, and a run of 9x9 puzzles never calls it; a
 worker loads what it needs of it in its first untimed `prepare` of another shape. A cold cache is
@@ -19,12 +21,14 @@ from __future__ import annotations
 import contextlib
 from importlib.util import find_spec
 
-from sudokubench.solvers.native import _kernel_entry, kernel_cached, ready
+from sudokubench.solvers.native import _kernel_entry, band_object, numba_cached, ready
 
 if find_spec("numba") is not None:
     # A fork server must not die of it: each worker's own available() then loads the kernel
     # again and reports what went wrong.
     with contextlib.suppress(Exception):
-        if kernel_cached():
+        if band_object() is not None:  # the kept machine code: no numba in this process
+            ready()
+        elif numba_cached():
             ready()
             _kernel_entry(True)

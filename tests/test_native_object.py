@@ -1,0 +1,269 @@
+"""The band kernel's machine code kept as an object file and loaded without numba
+(`native_object`): the same answers as numba's dispatch, refused when stale or corrupt (numba's
+path then serves), and a process that only solves 9x9 never imports numba."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import MULTIPLE, TELEGRAM, collection
+
+from sudokubench import Grid, Shape, Status, is_solution
+from sudokubench.solvers import native, native_object
+
+pytest.importorskip("numba", reason="the native backend needs numba")
+
+
+@pytest.fixture(scope="module")
+def kept() -> native_object._Loaded:
+    """The kernel warmed (its object kept) and the object loaded."""
+    native.warm()
+    assert native_object.present()
+    loaded = native_object.load()
+    assert loaded is not None
+    return loaded
+
+
+def _arrays() -> object:
+    """A fresh band work array with its tables, as a Space makes it."""
+    import numpy as np
+
+    from sudokubench.solvers import native_band, native_band_layout
+
+    work = np.zeros(native_band_layout.work_size(native.ROWS), dtype=np.int64)
+    lookup = work[native_band.TABLE_AT : native_band.ROWS_AT].view(np.int32)
+    lookup[: native_band_layout.TABLE_SIZE] = native_band.band_tables()
+    return work
+
+
+@pytest.mark.parametrize("budget", [native.BUDGET, 7])
+def test_the_kept_object_searches_as_numbas_dispatch(
+    kept: native_object._Loaded, budget: int
+) -> None:
+    """On top95, 17clue's first 300 and the 28-solution grid, at limits 1, 2 and 30 (rows for
+    5, drained), each call of the kept object returns the code numba's `native_band.search`
+    returns and leaves the same state (counters, givens, position) and rows; with a budget of
+    7 nodes they pause and resume hundreds of times (and with the full budget, the 28-solution
+    grid's rows fill)."""
+    from sudokubench.solvers import native_band
+
+    puzzles = [r.puzzle for r in collection("top95", 95) + collection("17clue", 300)]
+    puzzles.append(Grid.parse(MULTIPLE))
+    numba_work, kept_work = _arrays(), _arrays()
+    paused = 0
+    for puzzle in puzzles:
+        for limit, keep in ((1, 1), (2, 2), (30, 5)):
+            states = [
+                native_band.state(puzzle.digit_bytes(), keep, limit, budget, True) for _ in "ab"
+            ]
+            call = kept.bound(kept_work, states[1])
+            while True:
+                code = native_band.search(numba_work, states[0])
+                assert call() == code
+                assert (states[0] == states[1]).all()
+                saved = int(states[0][native.SAVED])
+                rows = slice(native_band.ROWS_AT * 8, native_band.ROWS_AT * 8 + 81 * saved)
+                assert (
+                    numba_work.view("uint8")[rows].tobytes()
+                    == kept_work.view("uint8")[rows].tobytes()
+                )
+                if code < native.PAUSED:
+                    break
+                paused += 1
+                states[0][native.SAVED] = states[1][native.SAVED] = 0
+    assert paused > (300 if budget == 7 else 0)
+
+
+def test_solve_answers_from_the_kept_object_as_from_numba(kept: native_object._Loaded) -> None:
+    """A thread whose 9x9 Space runs the kept object (`Space.loaded`) answers `solve` with the
+    results (status, count, exhaustive, stats, solutions) of one running numba's kernel."""
+    import threading
+
+    puzzles = [r.puzzle for r in collection("top95", 95) + collection("17clue", 100)]
+    puzzles.append(Grid.parse(MULTIPLE))
+    backend = native.Native()
+    answers: dict[str, list] = {}
+
+    def solve_all(name: str) -> None:
+        native.forget_spaces()
+        answers[name] = [
+            (r.status, r.count, r.exhaustive, dict(r.stats), r.solutions)
+            for p in puzzles
+            for r in (backend.solve(p, limit=limit) for limit in (1, 2, 40))
+        ]
+        answers[name + " loaded"] = [native._space_of(Shape(3, 3)).loaded is not None]
+
+    assert native.band_object() is kept
+    thread = threading.Thread(target=solve_all, args=("kept",))
+    thread.start()
+    thread.join()
+    saved = native.band_object
+    native.band_object = lambda: None  # new Spaces: numba's kernel
+    try:
+        thread = threading.Thread(target=solve_all, args=("numba",))
+        thread.start()
+        thread.join()
+    finally:
+        native.band_object = saved
+    assert answers["kept loaded"] == [True] and answers["numba loaded"] == [False]
+    assert answers["kept"] == answers["numba"]
+    assert all(a[0] == Status.SOLVED for a in answers["kept"])
+
+
+def _corrupted(tmp_path: Path, how: str) -> Path:
+    """A copy of the kept file, spoiled: `how` a flipped byte of the object, of the key, a
+    truncated file, or another file's magic."""
+    data = bytearray(Path(native_object.path()).read_bytes())
+    if how == "object":
+        data[-100] ^= 1
+    elif how == "key":
+        data[len(native_object.MAGIC) + 10] ^= 1
+    elif how == "truncated":
+        data = data[: len(data) // 2]
+    else:
+        data[:4] = b"\x7fELF"
+    spoiled = tmp_path / "spoiled.o"
+    spoiled.write_bytes(bytes(data))
+    return spoiled
+
+
+@pytest.mark.parametrize("how", ["object", "key", "truncated", "magic"])
+def test_a_stale_or_corrupt_object_is_refused_and_numba_serves(
+    kept: native_object._Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A spoiled file (its object's hash, its key, cut short, not ours) is not loaded: `load`
+    gives None, `band_object` too, and a new 9x9 Space runs numba's kernel, solving right."""
+    spoiled = _corrupted(tmp_path, how)
+    from llvmlite import binding
+
+    assert native_object.read(native_object.path(), binding) is not None
+    assert native_object.read(str(spoiled), binding) is None
+    monkeypatch.setattr(native_object, "path", lambda: str(spoiled))
+    monkeypatch.setattr(native, "_band_object", None)
+    native_object.load.cache_clear()
+    native.forget_spaces()
+    try:
+        assert native_object.load() is None
+        assert native.band_object() is None
+        puzzle = Grid.parse(TELEGRAM)
+        result = native.Native().solve(puzzle, limit=2)
+        space = native._space_of(Shape(3, 3))
+        from sudokubench.solvers import native_band
+
+        assert space.loaded is None and space.searches[True] is native_band.search
+        assert (result.status, result.count, result.exhaustive) == (Status.SOLVED, 1, True)
+        assert is_solution(result.solutions[0], puzzle)
+    finally:
+        native_object.load.cache_clear()
+        native.forget_spaces()
+
+
+def test_the_key_follows_the_sources_versions_and_settings(
+    kept: native_object._Loaded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The file's name changes with numba's settings (`NUMBA_*`) and with a kernel source's
+    bytes; `NUMBA_CACHE_DIR` moves it as it moves numba's cache."""
+    here = native_object.path()
+    monkeypatch.setenv("NUMBA_OPT", "1")
+    assert native_object.path() != here
+    monkeypatch.delenv("NUMBA_OPT")
+    assert native_object.path() == here
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    moved = native_object.path()
+    assert moved is not None and moved.startswith(str(tmp_path))
+    assert os.path.basename(moved) == os.path.basename(here)
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    for name in native_object.SOURCES:
+        (sources / name).write_bytes((Path(native_object.__file__).parent / name).read_bytes())
+    monkeypatch.setattr(native_object, "_source_dir", lambda: str(sources))
+    same = native_object.file_key()
+    (sources / "native_band_layout.py").write_text(
+        (sources / "native_band_layout.py").read_text() + "\n# an edit\n"
+    )
+    assert native_object.file_key() != same
+
+
+#: A fresh process that does what the worker pool's fork server does (`native_ready`), then
+#: what a worker does (`available()`, solves of 9x9 puzzles at limits 1 and 2), and prints
+#: whether numba or numpy's kernel modules were imported, the grids checked and the stats.
+SERVER = """
+import sys
+import sudokubench.solvers.native_ready
+from sudokubench.grid import Grid, is_solution
+from sudokubench.solvers import native
+backend = native.Native()
+print(backend.available(), native._band_object is not None)
+for line in LINES:
+    puzzle = Grid.parse(line)
+    for limit in (1, 2):
+        r = backend.solve(puzzle, limit=limit)
+        print(r.status.value, r.count, is_solution(r.solutions[0], puzzle), dict(r.stats))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite.ir")))
+"""
+
+
+def test_the_fork_servers_path_imports_no_numba(kept: native_object._Loaded) -> None:
+    """With the object kept, the fork server's preload and a worker's solves never import
+    numba, and answer as numba's kernel does here."""
+    lines = ["".join(map(str, r.puzzle.cells)) for r in collection("top95", 10)]
+    code = SERVER.replace("LINES", repr(lines))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout.splitlines()
+    assert out[0] == "True True"
+    assert out[-1] == "[]"
+    expected = []
+    saved = native.band_object
+    native.band_object = lambda: None
+    native.forget_spaces()
+    try:
+        for line in lines:
+            puzzle = Grid.parse(line)
+            for limit in (1, 2):
+                r = native.Native().solve(puzzle, limit=limit)
+                assert native._space_of(Shape(3, 3)).loaded is None
+                expected.append(f"{r.status.value} {r.count} True {dict(r.stats)}")
+    finally:
+        native.band_object = saved
+        native.forget_spaces()
+    assert out[1:-1] == expected
+
+
+def test_loading_leaves_numbas_own_helpers_in_place(kept: native_object._Loaded) -> None:
+    """llvmlite's symbols are the process's: loading the object binds numba's helpers to its
+    stub only where no one registered them, so numba's real ones (its exception helpers, NRT's
+    memory functions, registered when numba sets up) are never replaced for numba's later code."""
+    from llvmlite import binding
+
+    stub = ctypes.cast(native_object._stub, ctypes.c_void_p).value
+    before = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
+    native_object.load.cache_clear()
+    try:
+        assert native_object.load() is not None
+        after = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
+    finally:
+        native_object.load.cache_clear()
+    assert all(after[name] == (before[name] or stub) for name in before)
+    assert any(address and address != stub for address in before.values())  # numba's, kept
+
+
+def test_a_solve_in_any_process_runs_the_kept_object(kept: native_object._Loaded) -> None:
+    """`backend.solve` in a fresh process that never asked `available()` loads the kept object
+    for its 9x9 Space, and imports no numba."""
+    code = (
+        "import sys\n"
+        "from sudokubench import Grid, get_backend, is_solution\n"
+        f"puzzle = Grid.parse({TELEGRAM!r})\n"
+        "result = get_backend('native').solve(puzzle, limit=2)\n"
+        "print(result.count, result.exhaustive, is_solution(result.solutions[0], puzzle),\n"
+        "      'numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["1", "True", "True", "False"], done.stderr[-2000:]
