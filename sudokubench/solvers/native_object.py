@@ -230,6 +230,8 @@ def load() -> Any:
     where = path()
     if where is None or not os.path.exists(where):
         return None
+    if sys.implementation.name != "cpython" or (bytes.__basicsize__ - 1) % 8:
+        return None  # (`entry` reads its addresses as int64 words of a CPython `bytes`)
     try:
         binding = _binding()
         found = read(where, binding)
