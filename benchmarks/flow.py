@@ -13,7 +13,7 @@ its loop slept and how many times (its looks). Printed for each run:
 
 - `run`: the run's own wall seconds (`machine.noise.wall_s`), when the first task reached a
   worker (seconds after the pool was handed the tasks) and `span`, from then to the last
-  outcome the parent read;
+  outcome the parent read; `pause`, the median of the sleeps the loop asked for (`handle.pause`);
 - `idle`: each worker's seconds blocked in `receive` with nothing to do within the span (the
   wait after its last batch until the span's end included: the end's imbalance), and how many
   times it waited (waits under 0.1 ms not counted);
@@ -122,6 +122,13 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
             out.write(f"{record.puzzle}\n")
     clock = _Clock()
     local.time = clock  # type: ignore[assignment]
+    real_pause, pauses = local.pause, []
+
+    def pause(*args: Any) -> float:
+        pauses.append(real_pause(*args))
+        return pauses[-1]
+
+    local.pause = pause
     pool = local.LocalPool(jobs=jobs, preload=(backend,))
     ends: list[float] = []
     began: list[float] = []
@@ -136,13 +143,11 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
                 ends[:] = [time.perf_counter()]
                 yield item
 
-    args = CompareArgs(
-        files=(str(path),), backends=(backend,), limit=2, timeout=10.0, jobs=jobs
-    )
+    args = CompareArgs(files=(str(path),), backends=(backend,), limit=2, timeout=10.0, jobs=jobs)
     report = compare(args, db=folder / "run.sqlite", executor=Measured())
     worker_cpu = sum(process_cpu(w.process.pid) for w in pool._workers)
     pool.close()
-    local.time = time  # type: ignore[assignment]
+    local.time, local.pause = time, real_pause  # type: ignore[assignment]
     noise = report.run.machine["noise"]
     logs = [json.loads(p.read_text()) for p in folder.glob("worker-*.json")]
     end = ends[0]
@@ -176,6 +181,7 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
         "looks": looks,
         "slept": slept,
         "worked": span - slept,
+        "pause": statistics.median(pauses) if pauses else 0.0,
         "load": os.getloadavg()[0],
     }
 
@@ -191,7 +197,8 @@ def show(label: str, r: dict[str, Any]) -> str:
         f"({waits} waits); cpu workers {r['worker_cpu']:.2f} parent {r['parent_cpu']:.2f} "
         f"({r['parent_cpu'] / n * 1e6:.1f} us a task); looks {r['looks']}, slept "
         f"{r['slept']:.2f} s, worked {r['worked']:.2f} s "
-        f"({r['worked'] / r['looks'] * 1e3:.2f} ms a look); load {r['load']:.1f}"
+        f"({r['worked'] / r['looks'] * 1e3:.2f} ms a look, pause {r['pause'] * 1e3:.1f} ms); "
+        f"load {r['load']:.1f}"
     )
 
 
@@ -212,7 +219,7 @@ def main() -> None:
     folders = {rev: export(rev) for rev in opts.revisions}
     jobs = [int(j) for j in opts.jobs.split(",")]
     got: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for rev, folder in folders.items():  # numba's cache of each warm first (not timed)
+    for folder in folders.values():  # numba's cache of each warm first (not timed)
         env = {**os.environ, "PYTHONPATH": str(folder)}
         warm = [sys.executable, "-m", "sudokubench", "backends", "--warm", "--json"]
         subprocess.run(warm, env=env, cwd=folder, capture_output=True, check=False)
