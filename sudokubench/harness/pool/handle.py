@@ -5,8 +5,9 @@ hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps th
 flight in the order the worker runs them and the clock of the one at their head: its deadline
 is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
 before (`due` also looks at the worker's shared marker, so a later task with a shorter timeout
-is not overlooked behind held outcomes), and its pace (`ahead`: the seconds of work in flight,
-which `pause` turns into the parent's sleep). `describe_exit` words how a dead worker ended.
+is not overlooked behind held outcomes), and its pace (`look`, from that marker at each of the
+parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
+sleep and `wants` into a third batch). `describe_exit` words how a dead worker ended.
 Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
