@@ -244,11 +244,13 @@ def main() -> None:
         idle = statistics.median(sum(r["idle"]) for r in runs)
         waits = statistics.median(sum(r["waits"]) for r in runs)
         looks = statistics.median(r["looks"] for r in runs)
+        workers = statistics.median(r["worker_cpu"] for r in runs)
         n = runs[0]["tasks"]
         print(
             f"  {rev:<10} jobs {j}: run {med['run']:.2f} s, span {med['span']:.2f} s, idle "
             f"{idle:.2f} s in all workers ({waits:.0f} waits), parent "
-            f"{med['parent_cpu'] / n * 1e6:.1f} us a task, {looks:.0f} looks"
+            f"{med['parent_cpu'] / n * 1e6:.1f} us a task, workers {workers / n * 1e6:.1f} us "
+            f"a task, {looks:.0f} looks"
         )
 
 
