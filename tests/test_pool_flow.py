@@ -133,9 +133,22 @@ def test_a_third_batch_never_overfills_the_workers_pipe() -> None:
         worker.tasks.popleft()
     worker.running.value = 50
     worker.look(0.002)
-    assert worker.wants(size, BATCH_BYTES)  # (less than a batch's tasks in flight)
+    assert worker.wants(size, BATCH_BYTES)  # (one batch in flight: it and a next fit)
     worker.send(tasks(80, 40, big), grace)
     assert worker._bytes == sum(worker.conn.sent[1:]) <= PIPE_BYTES
+
+
+def test_small_batches_of_large_puzzles_fill_no_more_than_the_pipe() -> None:
+    """Batches cut short by their bytes (a 25x25 line is 625 bytes): a worker with fewer than
+    a batch's tasks in flight gets more only while their bytes fit its pipe."""
+    big = "1" + "0" * 624
+    worker = handle()
+    size = 128
+    worker.send(tasks(0, 38, big), grace)
+    assert worker.wants(size, BATCH_BYTES)  # (one batch of 25 KB and a next of 32 KB fit)
+    worker.send(tasks(38, 38, big), grace)
+    assert len(worker.tasks) < size and not worker.wants(size, BATCH_BYTES)
+    assert worker._bytes + BATCH_BYTES > PIPE_BYTES
 
 
 def test_the_parent_sleeps_half_the_time_until_the_first_worker_runs_dry() -> None:

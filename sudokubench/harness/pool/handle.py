@@ -262,15 +262,15 @@ class WorkerHandle:
 
     def wants(self, size: int, most: int) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while
-        it has less than one in flight; and a third while the two last less than `AHEAD`
-        seconds at its pace (a fast backend's, over before the parent's next look or two) and
-        the bytes of the batches in flight and the next stay within `PIPE_BYTES` (so the
-        worker's pipe never fills: a parent blocked writing to it would not read the pipe
-        the worker writes to)."""
+        it has less than one batch's tasks in flight, and a third batch while the two last less
+        than `AHEAD` seconds at its pace (a fast backend's, over before the parent's next look
+        or two); either only while the bytes of the batches in flight and the next stay within
+        `PIPE_BYTES`, so that the worker's pipe never fills (a parent blocked writing to it
+        would not read the pipe the worker writes to). An idle worker always gets one."""
         flying = len(self.tasks)
-        if flying < size:
+        if not flying:
             return True
-        if flying > 2 * size or not self.pace or self.ahead() >= AHEAD:
+        if flying >= size and (flying > 2 * size or not self.pace or self.ahead() >= AHEAD):
             return False
         sent, done = self._sent, self._count - flying  # (tasks leave in order)
         while sent and sent[0][0] <= done:

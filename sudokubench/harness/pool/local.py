@@ -13,18 +13,18 @@ How `LocalPool` works:
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
-  never waits for the next, three when two last less than `handle.AHEAD` (50 ms) at its pace and
-  their bytes fit its pipe (`WorkerHandle.wants`), and a worker's new batches go out in the look
-  that read the outcomes that made room for them, before the caller's turn with those outcomes.
-  Batches shrink as the queue drains so the workers finish together. `run` takes the caller's
-  tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a worker,
-  sent at once, and the window fills while they run. Outcomes come back as soon as they finish,
-  those finishing within `HOLD` (20 ms) of each other in one message (a task that takes longer is
-  sent on its own at once), so the caller can store each as it finishes (`run_batches` hands back
-  those found at one look at a worker's pipe as one list, which `compare` stores and tallies in
-  one step each; `run` one at a time; a worker of sudokubench's own backends sends its message as
-  columns, `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored with one
-  INSERT and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
+  never waits for the next, three when two last less than `handle.AHEAD` (50 ms) at its pace, as
+  long as their bytes fit its pipe (`WorkerHandle.wants`), and a worker's new batches go out in
+  the look that read the outcomes that made room for them, before the caller's turn with those
+  outcomes. Batches shrink as the queue drains so the workers finish together. `run` takes the
+  caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
+  worker, sent at once, and the window fills while they run. Outcomes come back as soon as they
+  finish, those finishing within `HOLD` (20 ms) of each other in one message (a task that takes
+  longer is sent on its own at once), so the caller can store each as it finishes (`run_batches`
+  hands back those found at one look at a worker's pipe as one list, which `compare` stores and
+  tallies in one step each; `run` one at a time; a worker of sudokubench's own backends sends its
+  message as columns, `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored
+  with one INSERT and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
   (`handle.pause`: half the time until the first worker runs out at its pace, which the parent
   follows by the worker's marker of its running task, `WorkerHandle.look`) instead of blocking on
   them (a worker that writes to a pipe nobody is waiting on is not switched out for the parent,
