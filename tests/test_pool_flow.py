@@ -36,7 +36,7 @@ def handle() -> WorkerHandle:
     worker.loaded = {"fast"}
     worker.deadline, worker.started = math.inf, 0.0
     worker.pace, worker._looked, worker._left, worker._mark = 0.0, 0.0, 0, None
-    worker._sent, worker._count, worker._bytes = deque(), 0, 0
+    worker._sent, worker._count, worker._bytes, worker._since = deque(), 0, 0, 0.0
     return worker
 
 
@@ -83,6 +83,25 @@ def test_the_pace_is_the_workers_progress_between_looks_it_never_waited_in() -> 
     worker.running.value = 181
     worker.look(0.081)  # 1 task in 13 ms (since the look at 0.068)
     assert worker.pace == pytest.approx(0.75 * 150e-6 + 0.25 * 13e-3)
+
+
+def test_a_worker_that_ran_dry_bounds_its_pace() -> None:
+    """A pace too slow (here 1 ms a task, say from a start on a busy machine) makes sleeps so
+    long that the worker runs dry before each look and never runs a task at two in a row; a
+    look that finds it dry takes its pace down to the time since it was sent its tasks over
+    them."""
+    worker = handle()
+    worker.send(tasks(0, 200), grace)
+    worker._since = 1.0  # (sent at 1.0 s)
+    worker.pace = 1e-3
+    worker.tasks.clear()  # all 200 outcomes read at the look at 1.030 s
+    worker.look(1.030)
+    assert worker.pace == pytest.approx(0.030 / 200)
+    worker.send(tasks(200, 200), grace)
+    worker._since = 2.0
+    worker.tasks.clear()
+    worker.look(2.100)  # 200 in 100 ms, slower than its pace: not taken (it may have waited)
+    assert worker.pace == pytest.approx(0.030 / 200)
 
 
 def test_a_fast_worker_gets_a_third_batch_within_the_pipes_bytes() -> None:

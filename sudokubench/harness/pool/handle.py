@@ -172,6 +172,7 @@ class WorkerHandle:
         self._sent: deque[tuple[int, int]] = deque()
         self._count = 0
         self._bytes = 0
+        self._since = 0.0  # when the worker was last sent tasks while idle
 
     def readable(self) -> bool:
         """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
@@ -219,7 +220,8 @@ class WorkerHandle:
         self._sent.append((self._count, len(payload)))
         self._left += len(batch)
         if idle:
-            self.arm(time.perf_counter(), grace)
+            self._since = time.perf_counter()
+            self.arm(self._since, grace)
 
     def look(self, now: float) -> None:
         """Note where the worker is at the parent's look at `now` (after its outcomes were
@@ -239,6 +241,13 @@ class WorkerHandle:
             if k < 0:
                 self._left = len(tasks)
                 self._mark = None
+                if not tasks and self._count:
+                    # It ran dry: all it was sent since it was last idle took at most the time
+                    # since, which bounds its pace (else a pace once too slow would stay so:
+                    # sleeps too long for it ever to run a task at two looks in a row).
+                    bound = (now - self._since) / self._count
+                    if not self.pace or bound < self.pace:
+                        self.pace = bound
                 return
         self._left = len(tasks) - k
         done = self._count - self._left
