@@ -5,8 +5,9 @@ hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps th
 flight in the order the worker runs them and the clock of the one at their head: its deadline
 is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
 before (`due` also looks at the worker's shared marker, so a later task with a shorter timeout
-is not overlooked behind held outcomes), and its pace (`ahead`: the seconds of work in flight,
-which `pause` turns into the parent's sleep). `describe_exit` words how a dead worker ended.
+is not overlooked behind held outcomes), and its pace (`look`, from that marker at each of the
+parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
+sleep and `wants` into a third batch). `describe_exit` words how a dead worker ended.
 Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
@@ -36,8 +37,10 @@ from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
 from sudokubench.processes import kill_tree
 
 __all__ = [
+    "AHEAD",
     "LOAD_TIMEOUT",
     "LONG_TICK",
+    "PIPE_BYTES",
     "TICK",
     "WorkerHandle",
     "describe_exit",
@@ -54,6 +57,12 @@ LOAD_TIMEOUT = load_timeout()
 #: parent ~70 us of CPU time on a 2-core VM, and a worker its caches when they share cores).
 TICK = 0.005
 LONG_TICK = 0.025
+#: Seconds of work in flight under which a worker gets a third batch (`WorkerHandle.wants`):
+#: two of the parent's longest sleeps.
+AHEAD = 2 * LONG_TICK
+#: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`):
+#: within a pipe's 64 KiB, what Linux gives one.
+PIPE_BYTES = 64_000
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -70,10 +79,10 @@ def describe_exit(exitcode: int | None) -> str:
     return f"exit {exitcode}"
 
 
-def pause(workers: Iterable[WorkerHandle]) -> float:
-    """Seconds until the parent's next look at the pipes: half the work in flight of the
-    worker with the least (`WorkerHandle.ahead`), within `TICK`..`LONG_TICK`."""
-    ahead = min((w.ahead() for w in workers), default=0.0)
+def pause(workers: Iterable[WorkerHandle], now: float | None = None) -> float:
+    """Seconds until the parent's next look at the pipes: half the time until the first worker
+    runs out of work at its pace (`WorkerHandle.ahead`), within `TICK`..`LONG_TICK`."""
+    ahead = min((w.ahead(now) for w in workers), default=0.0)
     return min(LONG_TICK, max(TICK, ahead / 2))
 
 
@@ -149,10 +158,21 @@ class WorkerHandle:
         self.started = 0.0
         self._reader = PlainReader(self.conn.fileno()) if plain else None
         self._readies = (-1, 0)  # the task last announced ready, and how many times
-        #: Seconds per task lately (wall time between outcome messages over their tasks),
-        #: 0.0 until known: how long the tasks in flight will keep the worker busy (`ahead`).
+        #: Seconds per task lately (the worker's progress through its tasks between the
+        #: parent's looks, `look`), 0.0 until known: how long the tasks in flight will keep
+        #: the worker busy (`ahead`).
         self.pace = 0.0
-        self._heard = 0.0  # when the last outcomes came, 0.0 while the worker was idle
+        # At the last look: when, the tasks not yet done (the running one included), and
+        # (when, tasks done) at the look that began the current measure of the pace.
+        self._looked = 0.0
+        self._left = 0
+        self._mark: tuple[float, int] | None = None
+        # The batches in flight (`wants`): each one's end, counted in tasks sent since the
+        # worker was last idle (`_count`), and its bytes; `_bytes` their sum.
+        self._sent: deque[tuple[int, int]] = deque()
+        self._count = 0
+        self._bytes = 0
+        self._since = 0.0  # when the worker was last sent tasks while idle
 
     def readable(self) -> bool:
         """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
@@ -182,30 +202,89 @@ class WorkerHandle:
             raise ProtocolError(f"task {head} announced ready {seen} times")
         self._readies = (head, seen)
         self.loaded.add(self.tasks[0].backend)
+        self._mark = None  # (the load is not part of the pace)
         self.arm(now, grace)
 
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks
+        if idle:  # (what was sent before is all done, or taken back)
+            self._sent.clear()
+            self._bytes = self._count = self._left = 0
+            self._mark = None
         self.tasks.extend(batch)
         # Plain tuples pickle smaller and faster than named ones (`Task(*fields)` in the worker).
-        self.conn.send_bytes(tasks_pickle(list(map(tuple, batch))))
+        payload = tasks_pickle(list(map(tuple, batch)))
+        self.conn.send_bytes(payload)
+        self._count += len(batch)
+        self._bytes += len(payload)
+        self._sent.append((self._count, len(payload)))
+        self._left += len(batch)
         if idle:
-            now = time.perf_counter()
-            self._heard = now  # its pace counts from here
-            self.arm(now, grace)
+            self._since = time.perf_counter()
+            self.arm(self._since, grace)
 
-    def heard(self, now: float, outcomes: int) -> None:
-        """Note that the parent's look at `now` found `outcomes` outcomes, to follow the
-        worker's pace: the time since the previous look over them, averaged over the last few
-        looks (a look counts only when the worker had tasks since the previous one)."""
-        if self._heard and outcomes:
-            pace = (now - self._heard) / outcomes
-            self.pace = pace if not self.pace else 0.75 * self.pace + 0.25 * pace
-        self._heard = now if self.tasks else 0.0
+    def look(self, now: float) -> None:
+        """Note where the worker is at the parent's look at `now` (after its outcomes were
+        read): which task it runs (its shared marker), so how many are left, and its pace:
+        the tasks it finished since an earlier look over the time between (only while it
+        ran a task at both: a worker never runs dry between two looks while it runs one
+        at the second, since only a look sends it tasks), followed at once when it is
+        quicker and by a quarter when it is slower."""
+        tasks = self.tasks
+        self._looked = now
+        running = self.running.value
+        k = running - tasks[0].task_id if tasks and running >= 0 else -1
+        if not 0 <= k < len(tasks) or tasks[k].task_id != running:
+            # (past the first batch: its outcomes sent since they were read; or between
+            # tasks, idle, loading)
+            k = next((i for i, t in enumerate(tasks) if t.task_id == running), -1)
+            if k < 0:
+                self._left = len(tasks)
+                self._mark = None
+                if not tasks and self._count:
+                    # It ran dry: all it was sent since it was last idle took at most the time
+                    # since, which bounds its pace (else a pace once too slow would stay so:
+                    # sleeps too long for it ever to run a task at two looks in a row).
+                    bound = (now - self._since) / self._count
+                    if not self.pace or bound < self.pace:
+                        self.pace = bound
+                return
+        self._left = len(tasks) - k
+        done = self._count - self._left
+        mark = self._mark
+        if mark is None:
+            self._mark = (now, done)
+        elif done > mark[1]:
+            # Quicker at once, slower by a quarter a look: a worker that other programs
+            # slowed down may get its core back at any moment, and then runs out sooner.
+            pace = (now - mark[0]) / (done - mark[1])
+            old = self.pace
+            self.pace = pace if not old or pace < old else 0.75 * old + 0.25 * pace
+            self._mark = (now, done)
 
-    def ahead(self) -> float:
-        """Seconds of work the worker has in flight at its pace (0.0 while unknown)."""
-        return self.pace * len(self.tasks)
+    def ahead(self, now: float | None = None) -> float:
+        """Seconds of work the worker had in flight at the parent's last look at its pace, less
+        the time since then when `now` is given (0.0 while the pace is unknown)."""
+        if now is None:
+            return self.pace * self._left
+        return self.pace * self._left - (now - self._looked)
+
+    def wants(self, size: int, most: int) -> bool:
+        """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while
+        it has less than one batch's tasks in flight, and a third batch while the two last less
+        than `AHEAD` seconds at its pace (a fast backend's, over before the parent's next look
+        or two); either only while the bytes of the batches in flight and the next stay within
+        `PIPE_BYTES`, so that the worker's pipe never fills (a parent blocked writing to it
+        would not read the pipe the worker writes to). An idle worker always gets one."""
+        flying = len(self.tasks)
+        if not flying:
+            return True
+        if flying >= size and (flying > 2 * size or not self.pace or self.ahead() >= AHEAD):
+            return False
+        sent, done = self._sent, self._count - flying  # (tasks leave in order)
+        while sent and sent[0][0] <= done:
+            self._bytes -= sent.popleft()[1]
+        return self._bytes + most <= PIPE_BYTES
 
     def arm(self, now: float, grace: Callable[[float], float]) -> None:
         """Start the clock of the task now at the head of the queue."""

@@ -11,24 +11,26 @@ How `LocalPool` works:
 - `jobs` persistent worker processes (started with `forkserver` where the platform has it, so a
   restart after a kill costs milliseconds, else `spawn`; never `fork`, which is unsafe once the
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
-- Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the
-  cost per task low for backends that take a millisecond); each worker has up to two batches
-  in flight so it never waits for the next. Batches shrink as the queue drains so the workers
-  finish together. `run` takes the caller's tasks lazily, a window of `WINDOW` (4,096) at a
-  time; at the start only two batches a worker, sent at once, and the window fills while
-  they run. Outcomes come back as soon as they finish, those finishing within `HOLD`
-  (20 ms) of each other in one message (a task that takes longer is sent on its own at once),
-  so the caller can store each as it finishes (`run_batches` hands back those found at one
-  look at a worker's pipe as one list, which `compare` stores and tallies in one step each;
-  `run` one at a time; a worker of sudokubench's own backends sends its message as columns,
-  `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored with one INSERT
-  and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
-  (`handle.pause`: less often while every worker has plenty in flight) instead of blocking on
-  them (a worker that writes to a pipe nobody is waiting on is not switched out for the
-  parent, which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
-  `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read
-  without blocking and bounded (`pool/wire.py`); what is not a message costs that worker's
-  task (`_died`).
+- Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
+  per task low for backends that take a millisecond); each worker has two batches in flight so it
+  never waits for the next, three when two last less than `handle.AHEAD` (50 ms) at its pace, as
+  long as their bytes fit its pipe (`WorkerHandle.wants`), and a worker's new batches go out in
+  the look that read the outcomes that made room for them, before the caller's turn with those
+  outcomes. Batches shrink as the queue drains so the workers finish together. `run` takes the
+  caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
+  worker, sent at once, and the window fills while they run. Outcomes come back as soon as they
+  finish, those finishing within `HOLD` (20 ms) of each other in one message (a task that takes
+  longer is sent on its own at once), so the caller can store each as it finishes (`run_batches`
+  hands back those found at one look at a worker's pipe as one list, which `compare` stores and
+  tallies in one step each; `run` one at a time; a worker of sudokubench's own backends sends its
+  message as columns, `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored
+  with one INSERT and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
+  (`handle.pause`: half the time until the first worker runs out at its pace, which the parent
+  follows by the worker's marker of its running task, `WorkerHandle.look`) instead of blocking on
+  them (a worker that writes to a pipe nobody is waiting on is not switched out for the parent,
+  which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
+  `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read without
+  blocking and bounded (`pool/wire.py`); what is not a message costs that worker's task (`_died`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
   writes the id of the task it is solving to shared memory) and when it started: when the
   previous outcomes arrived, or when the worker reported that it had loaded the task's backend
@@ -271,40 +273,47 @@ class LocalPool:
             self._workers.append(self._new_worker(lane))
 
     def _dispatch(self, queues: dict[str | None, deque[Task]]) -> None:
-        """Top up every worker to at most two batches in flight from its lane's queue; batches
-        shrink near the end."""
+        """Top up every worker from its lane's queue to two batches in flight, three for a
+        fast backend (`WorkerHandle.wants`); batches shrink near the end."""
         self._staff(queues)
         in_flight = sum(len(w.tasks) for w in self._workers)
         queued = sum(len(q) for q in queues.values())
         size = max(1, min(self.batch_size, math.ceil((queued + in_flight) / (2 * self.jobs))))
         for worker in list(self._workers):
             queue = queues.get(worker.lane)
-            if not queue or worker.draining or len(worker.tasks) >= size:
-                continue
-            # The tasks that fit: counted first (all of `size` at once when they do, the
-            # usual case), then taken at once.
-            n = min(size, len(queue))
-            if (
-                sum(map(len, map(_PUZZLE, itertools.islice(queue, n)))) + TASK_BYTES * (n - 1)
-                >= BATCH_BYTES
-            ):
-                room = BATCH_BYTES - len(queue[0].puzzle)
-                n = 1
-                for task in itertools.islice(queue, 1, size):
-                    room -= len(task.puzzle) + TASK_BYTES
-                    if room <= 0:
-                        break
-                    n += 1
-            batch = list(itertools.starmap(queue.popleft, itertools.repeat((), n)))
-            try:
-                worker.send(batch, self.grace)
-            except OSError:  # the worker is dead: take the batch back
-                for _ in batch:
-                    worker.tasks.pop()
-                queue.extendleft(reversed(batch))
-                if not worker.tasks:  # it died idle: no task to blame, a fresh one takes over
-                    self._drop(worker)
-                # else `_receive` reads its EOF and reports the task it was running
+            while queue and not worker.draining and worker.wants(size, BATCH_BYTES):
+                if not self._send_batch(worker, queue, size):
+                    break
+
+    def _send_batch(self, worker: WorkerHandle, queue: deque[Task], size: int) -> bool:
+        """Send the worker a batch of at most `size` tasks from the front of `queue` and
+        `BATCH_BYTES`; False when the worker is dead (the batch is queued again)."""
+        # The tasks that fit: counted first (all of `size` at once when they do, the
+        # usual case), then taken at once.
+        n = min(size, len(queue))
+        if (
+            sum(map(len, map(_PUZZLE, itertools.islice(queue, n)))) + TASK_BYTES * (n - 1)
+            >= BATCH_BYTES
+        ):
+            room = BATCH_BYTES - len(queue[0].puzzle)
+            n = 1
+            for task in itertools.islice(queue, 1, size):
+                room -= len(task.puzzle) + TASK_BYTES
+                if room <= 0:
+                    break
+                n += 1
+        batch = list(itertools.starmap(queue.popleft, itertools.repeat((), n)))
+        try:
+            worker.send(batch, self.grace)
+        except OSError:  # the worker is dead: take the batch back
+            for _ in batch:
+                worker.tasks.pop()
+            queue.extendleft(reversed(batch))
+            if not worker.tasks:  # it died idle: no task to blame, a fresh one takes over
+                self._drop(worker)
+            # else `_receive` reads its EOF and reports the task it was running
+            return False
+        return True
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Yield one Outcome per task in completion order; see the module docstring."""
@@ -368,26 +377,34 @@ class LocalPool:
             return
         try:
             while more or any(queues.values()) or any(w.tasks for w in self._workers):
-                self._dispatch(queues)
-                if more:
-                    more = take()
+                # What every worker sent, read first; new batches sent next (`_dispatch`),
+                # then what was read handed on: a worker that ran low gets its tasks before
+                # the caller stores and tallies (which takes it milliseconds a look).
+                found: list[list[Outcome] | Batch] = []
                 for worker in list(self._workers):
-                    yield from self._receive(
-                        worker, queues.setdefault(worker.lane, deque()), columns
+                    found.extend(
+                        self._receive(worker, queues.setdefault(worker.lane, deque()), columns)
                     )
                 if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
-                    yield capped
+                    found.append(capped)
                 now = time.perf_counter()
                 for worker in list(self._workers):
                     if worker.tasks and now >= worker.due(self.grace):
                         queue = queues.setdefault(worker.lane, deque())
-                        yield from self._receive(worker, queue, columns)  # a last answer in time?
+                        found.extend(self._receive(worker, queue, columns))  # in time?
                         if worker.tasks and now >= worker.due(self.grace):
-                            yield [self._overrun(worker, queue, now)]
+                            found.append([self._overrun(worker, queue, now)])
+                for worker in self._workers:
+                    worker.look(now)
+                self._dispatch(queues)
+                if more:
+                    more = take()
+                yield from found
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
+                now = time.perf_counter()
                 deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
-                time.sleep(max(0.0, min(pause(self._workers), deadline - time.perf_counter())))
+                time.sleep(max(0.0, min(pause(self._workers, now), deadline - now)))
         finally:  # abandoned mid-run (an error, Ctrl-C, close()): in-flight answers are stale
             for worker in [w for w in self._workers if w.tasks]:
                 worker.kill()
@@ -401,7 +418,6 @@ class LocalPool:
         in order with the lists."""
         if not worker.tasks:
             return
-        done = 0  # outcomes in this look, which tells the worker's pace
         found: list[Outcome] = []
         made: list[list[Outcome] | Batch] = []  # (with `columns`: what came before `found`)
         try:
@@ -421,12 +437,9 @@ class LocalPool:
                         else:
                             found.extend(self._within_memory(worker, o) for o in batch.outcomes())
                         worker.arm(now, self.grace)
-                        done += len(batch)
                         continue
                     # ("ready", task_id): backend loaded, clock starts
                     worker.ready(message[1], now, self.grace)
-                    worker.heard(now, 0)  # (the load is not part of the pace)
-                    done = 0
                     continue
                 if self.memory_limit is None:  # outcomes, in task order, in one loop
                     take_outcomes(tasks, message, found)  # (a bad one leaves it in flight)
@@ -438,7 +451,6 @@ class LocalPool:
                         tasks.popleft()
                         found.append(self._within_memory(worker, outcome))
                 worker.arm(now, self.grace)
-                done += len(message)
         except (EOFError, OSError):
             if worker.tasks:
                 found.append(self._died(worker, queue))
@@ -458,8 +470,6 @@ class LocalPool:
         yield from made
         if found:
             yield found
-        if done:
-            worker.heard(time.perf_counter(), done)
 
     def _within_limit(self, batch: Batch) -> bool:
         """Whether every task of the batch peaked within the memory limit, if any (else its

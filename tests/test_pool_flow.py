@@ -1,0 +1,202 @@
+"""How the pool keeps its workers busy: each worker's pace, the batches it gets, the parent's
+sleep (`pool/handle.py`), on a handle with no process and a clock given by the test; and a real
+pool whose workers get new batches in the look that read their outcomes."""
+
+from __future__ import annotations
+
+import math
+import types
+from collections import deque
+
+import pytest
+from support import TELEGRAM
+
+from sudokubench.grid import Grid, is_solution
+from sudokubench.harness.pool import LocalPool, Task
+from sudokubench.harness.pool.handle import AHEAD, LONG_TICK, PIPE_BYTES, TICK, WorkerHandle, pause
+from sudokubench.harness.pool.local import BATCH_BYTES
+
+
+class Pipe:
+    """The parent's end of a worker's pipe: the bytes of each batch sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+
+    def send_bytes(self, payload: memoryview) -> None:
+        self.sent.append(len(payload))
+
+
+def handle() -> WorkerHandle:
+    """A `WorkerHandle` without a worker: its pipe a `Pipe`, its marker a plain value."""
+    worker = WorkerHandle.__new__(WorkerHandle)
+    worker.conn = Pipe()  # type: ignore[assignment]
+    worker.running = types.SimpleNamespace(value=-1)
+    worker.tasks = deque()
+    worker.loaded = {"fast"}
+    worker.deadline, worker.started = math.inf, 0.0
+    worker.pace, worker._looked, worker._left, worker._mark = 0.0, 0.0, 0, None
+    worker._sent, worker._count, worker._bytes, worker._since = deque(), 0, 0, 0.0
+    return worker
+
+
+def tasks(first: int, n: int, puzzle: str = TELEGRAM) -> list[Task]:
+    return [Task(i, f"p:{i}", puzzle, None, "fast", 2, 10.0, 0) for i in range(first, first + n)]
+
+
+def grace(timeout: float) -> float:
+    return 1.0
+
+
+def test_the_pace_is_the_workers_progress_between_looks_it_never_waited_in() -> None:
+    worker = handle()
+    for first in (0, 100, 200):
+        worker.send(tasks(first, 100), grace)
+    worker.running.value = 0
+    worker.look(0.0)  # its first task: no pace yet
+    assert worker.pace == 0.0 and worker._left == 300
+    worker.running.value = 50
+    worker.look(0.010)  # 50 tasks in 10 ms
+    assert worker.pace == pytest.approx(200e-6)
+    assert worker._left == 250 and worker.ahead() == pytest.approx(0.050)
+    assert worker.ahead(0.030) == pytest.approx(0.030)  # 20 ms later, 20 ms less
+    # Between two tasks (its marker -1: maybe idle): the time until the next look that finds
+    # it running counts for nothing, however many tasks it did in between.
+    worker.running.value = -1
+    worker.look(0.020)
+    worker.running.value = 120
+    worker.look(0.060)
+    assert worker.pace == pytest.approx(200e-6)
+    # The first batch's outcomes read; 50 tasks in 5 ms: quicker, followed at once
+    for _ in range(100):
+        worker.tasks.popleft()
+    worker.running.value = 170
+    worker.look(0.065)
+    assert worker._left == 130 and worker.pace == pytest.approx(100e-6)
+    # slower: a quarter of the way a look
+    worker.running.value = 180
+    worker.look(0.068)  # 10 tasks in 3 ms: 300 us
+    assert worker.pace == pytest.approx(0.75 * 100e-6 + 0.25 * 300e-6)
+    # a task that runs across looks: no sample until the next one starts
+    worker.look(0.080)
+    assert worker.pace == pytest.approx(150e-6)
+    worker.running.value = 181
+    worker.look(0.081)  # 1 task in 13 ms (since the look at 0.068)
+    assert worker.pace == pytest.approx(0.75 * 150e-6 + 0.25 * 13e-3)
+
+
+def test_a_worker_that_ran_dry_bounds_its_pace() -> None:
+    """A pace too slow (here 1 ms a task, say from a start on a busy machine) makes sleeps so
+    long that the worker runs dry before each look and never runs a task at two in a row; a
+    look that finds it dry takes its pace down to the time since it was sent its tasks over
+    them."""
+    worker = handle()
+    worker.send(tasks(0, 200), grace)
+    worker._since = 1.0  # (sent at 1.0 s)
+    worker.pace = 1e-3
+    worker.tasks.clear()  # all 200 outcomes read at the look at 1.030 s
+    worker.look(1.030)
+    assert worker.pace == pytest.approx(0.030 / 200)
+    worker.send(tasks(200, 200), grace)
+    worker._since = 2.0
+    worker.tasks.clear()
+    worker.look(2.100)  # 200 in 100 ms, slower than its pace: not taken (it may have waited)
+    assert worker.pace == pytest.approx(0.030 / 200)
+
+
+def test_a_fast_worker_gets_a_third_batch_within_the_pipes_bytes() -> None:
+    worker = handle()
+    size = 100
+    assert worker.wants(size, BATCH_BYTES)  # idle
+    worker.send(tasks(0, 100), grace)
+    worker.send(tasks(100, 100), grace)
+    worker.running.value = 0
+    worker.look(0.0)
+    # two batches in flight, its pace unknown: no third (a slow backend's stays at two)
+    assert not worker.wants(size, BATCH_BYTES)
+    worker.running.value = 100
+    worker.look(0.010)  # 100 us a task: its 100 tasks left last 10 ms
+    assert worker.ahead() < AHEAD and worker.wants(size, BATCH_BYTES)
+    worker.send(tasks(200, 100), grace)
+    worker.look(0.010)
+    assert not worker.wants(size, BATCH_BYTES)  # three (over two batches' tasks)
+    # a slow worker: two batches that last AHEAD or more get no third
+    slow = handle()
+    slow.send(tasks(0, 100), grace)
+    slow.send(tasks(100, 100), grace)
+    slow.running.value = 0
+    slow.look(0.0)
+    slow.running.value = 1
+    slow.look(AHEAD / 150)  # 1 task in AHEAD / 150 s: 199 left last longer than AHEAD
+    assert slow.ahead() >= AHEAD and not slow.wants(size, BATCH_BYTES)
+    slow.running.value = 2
+    slow.look(AHEAD / 150 + AHEAD / 400)  # quicker: 198 tasks last under AHEAD
+    assert slow.wants(size, BATCH_BYTES)
+
+
+def test_a_third_batch_never_overfills_the_workers_pipe() -> None:
+    big = "1" + "0" * 624  # a 25x25 line: 625 bytes a task
+    worker = handle()
+    size = 40
+    worker.send(tasks(0, 40, big), grace)
+    worker.send(tasks(40, 40, big), grace)
+    assert sum(worker.conn.sent) + BATCH_BYTES > PIPE_BYTES  # (two batches of 25 KB and more)
+    worker.running.value = 0
+    worker.look(0.0)
+    worker.running.value = 10
+    worker.look(0.001)
+    assert worker.ahead() < AHEAD  # quick enough, but the bytes do not fit
+    assert not worker.wants(size, BATCH_BYTES)
+    # once its first batch's outcomes are read, the bytes of the two in flight fit
+    for _ in range(40):
+        worker.tasks.popleft()
+    worker.running.value = 50
+    worker.look(0.002)
+    assert worker.wants(size, BATCH_BYTES)  # (one batch in flight: it and a next fit)
+    worker.send(tasks(80, 40, big), grace)
+    assert worker._bytes == sum(worker.conn.sent[1:]) <= PIPE_BYTES
+
+
+def test_small_batches_of_large_puzzles_fill_no_more_than_the_pipe() -> None:
+    """Batches cut short by their bytes (a 25x25 line is 625 bytes): a worker with fewer than
+    a batch's tasks in flight gets more only while their bytes fit its pipe."""
+    big = "1" + "0" * 624
+    worker = handle()
+    size = 128
+    worker.send(tasks(0, 38, big), grace)
+    assert worker.wants(size, BATCH_BYTES)  # (one batch of 25 KB and a next of 32 KB fit)
+    worker.send(tasks(38, 38, big), grace)
+    assert len(worker.tasks) < size and not worker.wants(size, BATCH_BYTES)
+    assert worker._bytes + BATCH_BYTES > PIPE_BYTES
+
+
+def test_the_parent_sleeps_half_the_time_until_the_first_worker_runs_dry() -> None:
+    quick, slow = handle(), handle()
+    for worker, pace in ((quick, 100e-6), (slow, 1e-3)):
+        worker.send(tasks(0, 200), grace)
+        worker.running.value = 0
+        worker.look(0.0)
+        worker.pace = pace
+    assert quick.ahead() == pytest.approx(0.020) and slow.ahead() == pytest.approx(0.2)
+    assert pause([quick, slow], 0.0) == pytest.approx(0.010)
+    assert pause([quick, slow], 0.004) == pytest.approx(0.008)  # 16 ms left at 4 ms
+    assert pause([quick, slow], 0.015) == TICK  # 5 ms left: the shortest sleep
+    assert pause([slow], 0.0) == LONG_TICK  # 200 ms left: the longest
+    assert pause([], 0.0) == TICK
+
+
+def test_a_worker_has_its_next_batch_when_the_caller_gets_its_outcomes() -> None:
+    """Batches of two tasks, which a worker finishes long before the parent's next look: at
+    every list the caller gets, the worker has its next batch already (sent in the look that
+    read the list, before the caller's turn), while tasks are left."""
+    n = 60
+    work = tasks(0, n)
+    with LocalPool(jobs=1, batch_size=2, preload=("fast",)) as pool:
+        seen = 0
+        for outcomes in pool.run_batches(work):
+            seen += len(outcomes)
+            (worker,) = pool._workers
+            assert worker.tasks or seen == n
+            for outcome in outcomes:
+                assert is_solution(Grid.parse(outcome.solutions[0]), Grid.parse(TELEGRAM))
+    assert seen == n
