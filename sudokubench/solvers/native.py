@@ -858,15 +858,21 @@ def ready() -> float:
     """What a process that solves needs before its first timed call (`available`); seconds.
 
     When the band kernel's machine code is kept (`band_object`), it loaded without numba and
-    run once (`load`). Else, when numba's cache holds the kernel (`numba_cached`), the 9x9
-    band kernel loaded from it (`load`: the usual solve's; a 9x9 `count_all` or `estimate`,
-    or another shape, loads the general kernel on its first use, outside any timed call). Else
+    run once (`load`), and the general kernel loaded from numba's cache, so that no task of
+    another shape pays numba's set-up. Else, when numba's cache holds the kernel
+    (`numba_cached`), the 9x9 band kernel loaded from it (`load`: the usual solve's; a 9x9
+    `count_all` or `estimate`, or another shape, loads the general kernel on its first use,
+    outside any timed call). Else
     the whole kernel compiled, as `warm` does: a first compile makes every function once, so no
     later call compiles.
     """
     start = time.perf_counter()
     if band_object() is not None:
         load(True)
+        # The general kernel too (numba's import and set-up, 0.6-0.8 s of CPU, seconds on a
+        # busy machine): else a worker's first puzzle of another shape paid them in its
+        # `prepare`, against that task's timeout (4x4 tasks timed out at 2 s under load).
+        load(False)
         return time.perf_counter() - start
     if numba_cached():
         return load(True)
