@@ -50,7 +50,9 @@ def fail_first(*args, **kwargs):  # type: ignore[no-untyped-def]
     raise OverflowError("Python int too large to convert to SQLite INTEGER")
 
 
-@pytest.mark.parametrize("where", ["at the end", "mid-run", "mid-run, columns"])
+@pytest.mark.parametrize(
+    "where", ["at the end", "mid-run", "mid-run, one list", "mid-run, columns"]
+)
 def test_a_fault_in_a_run_is_one_line_exit_2_and_the_run_interrupted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -60,9 +62,16 @@ def test_a_fault_in_a_run_is_one_line_exit_2_and_the_run_interrupted(
     with monkeypatch.context() as patch:
         if where == "at the end":
             patch.setattr(run_module, "_record_noise", full_disk)
-        elif where == "mid-run":  # (the outcomes' path, which `to_row` is on)
+        elif where != "mid-run, columns":  # (the outcomes' path, which `to_row` is on)
             patch.delattr(LocalPool, "run_columns")
             patch.setattr(run_module, "to_row", overflow_on_third(run_module.to_row))
+            if where == "mid-run, one list":  # every outcome in one list: the two rows made
+                lists = LocalPool.run_batches  # before the fault are kept all the same
+                patch.setattr(
+                    LocalPool,
+                    "run_batches",
+                    lambda self, tasks: iter([[o for got in lists(self, tasks) for o in got]]),
+                )
         else:  # a worker's batch as columns (`pool/batch.py`), its rows queued, then the fault
             patch.setattr(Tally, "add_columns", fail_first)
         code, out, err = sudokubench(

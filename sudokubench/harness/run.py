@@ -436,26 +436,34 @@ def _execute(
             tracker.add_batch(outcomes, progress if rows.writer is not None else None)
             continue
         if only_own:  # (every outcome's check is the worker's, unless the executor's own)
-            made = [
-                to_row(outcome, None if outcome.checked else tracker.grid(outcome.task))
-                for outcome in outcomes
-            ]
+            made = []
+            add = made.append
+            try:
+                for outcome in outcomes:
+                    add(to_row(outcome, None if outcome.checked else tracker.grid(outcome.task)))
+            except BaseException:  # the list's rows made before the fault are kept, then it
+                rows.add_many(made, [o.texts if o.checked else None for o in outcomes[: len(made)]])
+                raise
             # the texts a worker made of a checked outcome's solutions and stats, stored as
             # they are (`wire.to_wire`): the row holds the same solutions and stats
             rows.add_many(made, [o.texts if o.checked else None for o in outcomes])
             tracker.add_many(made, progress if rows.writer is not None else None)
             continue
         made, texts = [], []
-        for outcome in outcomes:
-            grid = None
-            if not own.get(outcome.task.backend, False):
-                # plain, bounded, finite values (the worker made them so, unless the plug-in
-                # reached that code too), and the check made here
-                outcome = sanitize(outcome)._replace(checked=False, texts=None)
-            if not outcome.checked:
-                grid = tracker.grid(outcome.task)
-            made.append(to_row(outcome, grid))
-            texts.append(outcome.texts if outcome.checked else None)
+        try:
+            for outcome in outcomes:
+                grid = None
+                if not own.get(outcome.task.backend, False):
+                    # plain, bounded, finite values (the worker made them so, unless the
+                    # plug-in reached that code too), and the check made here
+                    outcome = sanitize(outcome)._replace(checked=False, texts=None)
+                if not outcome.checked:
+                    grid = tracker.grid(outcome.task)
+                made.append(to_row(outcome, grid))
+                texts.append(outcome.texts if outcome.checked else None)
+        except BaseException:  # (as above: the rows made before the fault are kept)
+            rows.add_many(made, texts)
+            raise
         rows.add_many(made, texts)
         # (the progress callback once the run is stored, `on_start` called)
         tracker.add_many(made, progress if rows.writer is not None else None)
