@@ -38,11 +38,12 @@ def main() -> None:
     args = parser.parse_args()
     name = export(args.revision)
     band = importlib.import_module(f"{name}.solvers.native_band")
+    layout = importlib.import_module(f"{name}.solvers.native_band_layout")
     formats = importlib.import_module(f"{name}.formats")
     from numba.core import config
 
-    work = np.zeros(band.work_size(1), dtype=np.int64)
-    work[band.TABLE_AT : band.ROWS_AT].view(np.int32)[: band.TABLE_SIZE] = band.band_tables()
+    work = np.zeros(layout.work_size(1), dtype=np.int64)
+    work[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)[: layout.TABLE_SIZE] = band.band_tables()
     records = formats.read_puzzles(formats.collection_path(args.collection))
     digits = [r.puzzle.digit_bytes() for r in records]
     nodes = 0
