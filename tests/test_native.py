@@ -246,49 +246,10 @@ def test_the_column_counts_without_bmi2_spread_each_bit() -> None:
         assert x == sum(1 << 4 * c for c in range(9) if v >> c & 1)
 
 
-def test_the_column_singles_vector_finds_each_column_with_one_cell() -> None:
-    """`native_band._column_singles` (three bands in one vector) against the columns counted
-    cell by cell: bit c set exactly when column c holds one cell of the three 27-bit bands,
-    on random bands of every density and on columns with none, one, two and three cells."""
-    import numpy as np
-    from numba import njit
-
-    from sudokubench.solvers.native_band import _column_singles
-
-    @njit
-    def singles(bands):
-        out = np.empty(len(bands), dtype=np.int64)
-        for i in range(len(bands)):
-            out[i] = _column_singles(bands[i, 0], bands[i, 1], bands[i, 2])
-        return out
-
-    rng = np.random.default_rng(26)
-    full = (1 << 27) - 1
-    cases = [
-        rng.integers(0, 1 << 27, size=3) & rng.integers(0, 1 << 27, size=3) for _ in range(500)
-    ]
-    cases += [
-        rng.integers(0, 1 << 27, size=3) | rng.integers(0, 1 << 27, size=3) for _ in range(500)
-    ]
-    cases += [np.array([full, 0, 0]), np.array([0, 0, 0]), np.array([1, 1 << 9, 0])]
-    cases += [np.array([1 << (9 * r + c), 0, 0]) for r in range(3) for c in range(9)]
-    bands = np.array(cases, dtype=np.int64)
-    got = singles(bands)
-    for (x0, x1, x2), value in zip(bands.tolist(), got.tolist(), strict=True):
-        want = 0
-        for c in range(9):
-            cells = sum((x >> (9 * r + c)) & 1 for x in (x0, x1, x2) for r in range(3))
-            want |= (cells == 1) << c
-        assert value == want, (x0, x1, x2)
-    assert got[-30:-27].tolist() == [0, 0, 0]  # three cells a column, none, two in column 0
-    assert got[-27:].tolist() == [1 << c for r in range(3) for c in range(9)]
-
-
 @pytest.mark.slow
 def test_the_band_kernel_compiled_without_bmi2_agrees(tmp_path: Path) -> None:
     """Compiled for a generic x86-64 CPU (no `pdep` or `pext`: `_spread_nine`'s and
-    `_pack_triads`' shifts; the vectors of `_seen`, `_unit_singles` and `_column_singles` in
-    SSE2 registers), the
+    `_pack_triads`' shifts; the vectors of `_seen` and `_unit_singles` in SSE2 registers), the
     band kernel gives the same counts and stats as the host's build on top95 at limit 2."""
     script = (
         "import json\n"
