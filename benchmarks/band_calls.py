@@ -11,8 +11,11 @@ numba import and the compilation are left out of the counts:
         --collect-atstart=no --toggle-collect='*native_band*search*' \\
         python benchmarks/band_calls.py main --collection top95 --limit 1
 
-(valgrind does not run AVX-512 code: name a CPU without it.) Prints the puzzles, the calls'
-nodes and the numba CPU name and features the kernel was compiled for.
+(valgrind does not run AVX-512 code: name a CPU without it.) Where the toggle collects nothing
+(the kernel's machine code loaded without symbols), collect from the start instead: the kernel
+is then the one unnamed object (`???:0x...`) in `callgrind_annotate`'s list, its Ir the count.
+Prints the puzzles, the calls' nodes and the numba CPU name and features the kernel was
+compiled for.
 """
 
 from __future__ import annotations
