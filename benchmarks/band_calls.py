@@ -11,8 +11,11 @@ numba import and the compilation are left out of the counts:
         --collect-atstart=no --toggle-collect='*native_band*search*' \\
         python benchmarks/band_calls.py main --collection top95 --limit 1
 
-(valgrind does not run AVX-512 code: name a CPU without it.) Prints the puzzles, the calls'
-nodes and the numba CPU name and features the kernel was compiled for.
+(valgrind does not run AVX-512 code: name a CPU without it.) Where the toggle collects nothing
+(the kernel's machine code loaded without symbols), collect from the start instead: the kernel
+is then the one unnamed object (`???:0x...`) in `callgrind_annotate`'s list, its Ir the count.
+Prints the puzzles, the calls' nodes and the numba CPU name and features the kernel was
+compiled for.
 """
 
 from __future__ import annotations
@@ -38,11 +41,12 @@ def main() -> None:
     args = parser.parse_args()
     name = export(args.revision)
     band = importlib.import_module(f"{name}.solvers.native_band")
+    layout = importlib.import_module(f"{name}.solvers.native_band_layout")
     formats = importlib.import_module(f"{name}.formats")
     from numba.core import config
 
-    work = np.zeros(band.work_size(1), dtype=np.int64)
-    work[band.TABLE_AT : band.ROWS_AT].view(np.int32)[: band.TABLE_SIZE] = band.band_tables()
+    work = np.zeros(layout.work_size(1), dtype=np.int64)
+    work[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)[: layout.TABLE_SIZE] = band.band_tables()
     records = formats.read_puzzles(formats.collection_path(args.collection))
     digits = [r.puzzle.digit_bytes() for r in records]
     nodes = 0
