@@ -809,6 +809,7 @@ def warm() -> float:
 
     start = time.perf_counter()
     load(False)
+    _numba_band_search()
     keep_band_object()  # (so that the 9x9 kernel loads as every process that solves loads it)
     band_object()
     load(True)
@@ -817,6 +818,20 @@ def warm() -> float:
     run.probe(np.array([1], dtype=np.int64), np.zeros(3, dtype=np.float64), 1)
     _space_of(Shape(4, 4))
     return time.perf_counter() - start
+
+
+def _numba_band_search() -> None:
+    """numba's own band kernel (`native_band.search`) compiled for the arrays a Run passes, and
+    cached: a process whose kept object does not load (`band_object` None) takes that path,
+    and must find it in numba's cache rather than compile it (30 s of CPU, past a worker's
+    load limit on a busy machine). The kept object's compile (`compile_entry`) calls `search`
+    from a C callback, which does not make this version."""
+    from numba import types
+
+    from sudokubench.solvers import native_band
+
+    array = types.Array(types.int64, 1, "C")
+    native_band.search.compile((array, array))
 
 
 def keep_band_object() -> bool:
