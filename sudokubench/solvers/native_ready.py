@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 from importlib.util import find_spec
 
+from sudokubench.solvers import native_object
 from sudokubench.solvers.native import _kernel_entry, band_object, numba_cached, ready
 
 if find_spec("numba") is not None:
@@ -34,3 +35,8 @@ if find_spec("numba") is not None:
         elif numba_cached():
             ready()
             _kernel_entry(True)
+        if band_object() is None:
+            # None found (a cold cache, which the command may be compiling now): forgotten,
+            # so that each worker looks again when it readies (`band_object`) and runs the
+            # object the command kept, not numba's band kernel (numba's set-up in each).
+            native_object.load.cache_clear()
