@@ -6,10 +6,13 @@ task loads numba's general kernel first, and no task times out for it."""
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import subprocess
 import sys
+import types
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,8 @@ from sudokubench.grid import Grid, is_solution
 from sudokubench.harness.pool import LocalPool, Task
 from sudokubench.harness.pool import handle as handle_module
 from sudokubench.harness.pool import local as local_module
+from sudokubench.harness.pool.handle import WorkerHandle
+from sudokubench.harness.pool.wire import ProtocolError, decode
 
 SHIDOKU = ["4.....4....3.2..", "4..3.2..2.4.....", ".2....2....34..."]
 SIX = ["..4....2....1...3......2.....6.53.1.", "...3...1..4....5...236..2....6.3...."]
@@ -29,6 +34,28 @@ def shape_tasks(backend: str, timeout: float) -> list[Task]:
     """Two puzzles of each shape, the shapes in turn (4x4, 9x9, 6x6, 4x4, 9x9, 6x6)."""
     puzzles = [SHIDOKU[0], TELEGRAM, SIX[0], SHIDOKU[1], TELEGRAM, SIX[1]]
     return [Task(i, f"p:{i}", p, None, backend, 1, timeout, 0) for i, p in enumerate(puzzles)]
+
+
+def test_the_parents_clock_while_a_worker_loads_a_shape() -> None:
+    """("load", id) of the task at the head: its deadline is the load limit, and a kill then
+    is a failed load; ("ready", id) after it starts the task's own clock (timeout + grace). A
+    load of another task than the head is a protocol error; a plug-in's lane sends the two
+    as JSON lines."""
+    worker = WorkerHandle.__new__(WorkerHandle)
+    worker.running = types.SimpleNamespace(value=-1)
+    worker.tasks = deque(shape_tasks("native", 0.3)[:2])
+    worker.loaded, worker.warm_up = {"native"}, False
+    worker.deadline, worker.started, worker._readies, worker._mark = math.inf, 0.0, (-1, 0), None
+    worker.loading(0, 100.0)
+    assert worker.deadline == 100.0 + handle_module.LOAD_TIMEOUT
+    assert "native" not in worker.loaded
+    worker.ready(0, 130.0, lambda timeout: 0.5)
+    assert worker.deadline == pytest.approx(130.8) and "native" in worker.loaded
+    with pytest.raises(ProtocolError):
+        worker.loading(1, 131.0)
+    assert decode(b'["load", 7]\n') == ("load", 7)
+    with pytest.raises(ProtocolError):
+        decode(b'["load", "7"]\n')
 
 
 def test_a_shapes_load_is_outside_the_tasks_timeout() -> None:
