@@ -36,9 +36,9 @@ multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nin
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
 `T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
-the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes) and the
-cells seen by one, two and three digits in all three bands at once (`_seen`, a 4-word load a
-digit).
+the CPU has them): a band's rows and boxes with one cell at most (`_unit_alone`, eight 32-bit
+lanes, their cells then from `T_UNITS`) and the cells seen by one, two and three digits in all
+three bands at once (`_seen`, a 4-word load a digit).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
@@ -78,6 +78,7 @@ from sudokubench.solvers.native_band_layout import (
     T_ROWBOX,
     T_SHRINK,
     T_TCELLS,
+    T_UNITS,
     TABLE_AT,
     TRIAD_FIRST,
     band_table_values,
@@ -110,7 +111,7 @@ assert STATE_SIZE == LAYOUT_STATE_SIZE
 
 
 def band_tables() -> np.ndarray:
-    """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.3 KB."""
+    """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.6 KB."""
     return np.array(band_table_values(), dtype=np.int32)
 
 
@@ -202,16 +203,19 @@ def _seen(typingctx, f, o):
     return types.UniTuple(types.int64, 9)(f, o), codegen
 
 
-#: A band's three rows and three boxes (`_unit_singles`' lanes; the last two lanes empty).
+#: A band's three rows and three boxes (`_unit_alone`'s lanes; the last two lanes empty).
 UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
 
 
 @intrinsic
-def _unit_singles(typingctx, x):
-    """The cells of the 27-bit band `x` alone in their row or their box: the band ANDed with
-    its six units in the lanes of an 8 x 32-bit vector, each lane kept when it has one bit at
-    most (`m & (m - 1) == 0`), the lanes ORed together. Generic LLVM vectors (one AVX2
-    register, two SSE2 ones), where six scalar `m & (m - 1)` tests and selects were."""
+def _unit_alone(typingctx, x):
+    """The rows (bits 0-2) and boxes (bits 3-5) of a band where the 27-bit `x` has one cell
+    at most: the band ANDed with its six units in the lanes of an 8 x 32-bit vector, each
+    lane tested (`m & (m - 1) == 0`), the tests' mask as an integer (`vpcmp` into a mask
+    register and `kmov` with AVX-512, `vmovmskps` with AVX2). `x & T_UNITS[mask]` is then the
+    band's row and box singles: one table load where the lanes' horizontal OR (three
+    shuffles and ORs, the lane-crossing ones 3 cycles each) was, on the digit update's path.
+    Generic LLVM vectors (one AVX2 register, two SSE2 ones)."""
     if not isinstance(x, types.Integer):
         return None
 
@@ -224,12 +228,8 @@ def _unit_singles(typingctx, x):
         v = builder.and_(v, _lanes(builder, UNITS, vec))
         rest = builder.and_(v, builder.add(v, ir.Constant(vec, [ir.Constant(i32, -1)] * 8)))
         alone = builder.icmp_unsigned("==", rest, ir.Constant(vec, None))
-        v = builder.select(alone, v, ir.Constant(vec, None))
-        for half in (4, 2, 1):
-            mask = [ir.Constant(i32, (k + half) % 8) for k in range(8)]
-            v = builder.or_(v, builder.shuffle_vector(v, v, ir.Constant(vec, mask)))
-        out = builder.extract_element(v, ir.Constant(i32, 0))
-        return builder.zext(out, ir.IntType(64))
+        mask = builder.bitcast(alone, ir.IntType(8))
+        return builder.and_(builder.zext(mask, ir.IntType(64)), ir.Constant(ir.IntType(64), 63))
 
     return types.int64(x), codegen
 
@@ -425,7 +425,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's, a row's or a box's one cell (`_unit_singles`, no table).
+    # Singles: a column's, a row's or a box's one cell (`_unit_alone`, then `T_UNITS`).
     once = x0 & 511
     v = (x0 >> 9) & 511
     twice = once & v
@@ -458,7 +458,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         x = f[base + b]
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
-            solo |= _unit_singles(x)
+            solo |= x & t[T_UNITS + _unit_alone(x)]
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo

@@ -42,7 +42,8 @@ T_TCELLS = 512  # 512: 9 triads -> their cells (27 bits)
 T_LOCK = 1024  # 512: a band's columns -> those alone in their box (a box in one column)
 T_CLAIM = 1536  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
 T_ROWBOX = 2048  # 27: a cell's row and box in its band, itself excluded
-TABLE_SIZE = 2075
+T_UNITS = 2075  # 64: a set of a band's rows (bits 0-2) and boxes (bits 3-5) -> their cells
+TABLE_SIZE = 2139
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
 BAD = 1 << 30
 #: The band kernel's state array (`search`'s `st`, a run's own): the general kernel's state
@@ -87,6 +88,9 @@ def band_table_values() -> list[int]:
     for p in range(27):
         r, c = divmod(p, 9)
         t[T_ROWBOX + p] = (511 << 9 * r | boxes[c // 3]) & ~(1 << p)
+    units = [511, 511 << 9, 511 << 18, *boxes]
+    for k in range(64):
+        t[T_UNITS + k] = sum(u for i, u in enumerate(units) if k >> i & 1)
     return t
 
 
