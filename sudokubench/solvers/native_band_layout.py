@@ -90,7 +90,9 @@ def band_table_values() -> list[int]:
         t[T_ROWBOX + p] = (511 << 9 * r | boxes[c // 3]) & ~(1 << p)
     units = [511, 511 << 9, 511 << 18, *boxes]
     for k in range(64):
-        t[T_UNITS + k] = sum(u for i, u in enumerate(units) if k >> i & 1)
+        for i, u in enumerate(units):
+            if k >> i & 1:
+                t[T_UNITS + k] |= u
     return t
 
 
