@@ -34,7 +34,7 @@ Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
 multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
-`T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+`T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
 the CPU has them): a band's rows and boxes with one cell at most (`_unit_alone`, eight 32-bit
 lanes, their cells then from `T_UNITS`) and the cells seen by one, two and three digits in all
@@ -77,7 +77,6 @@ from sudokubench.solvers.native_band_layout import (
     T_LOCK,
     T_ROWBOX,
     T_SHRINK,
-    T_TCELLS,
     T_UNITS,
     TABLE_AT,
     TRIAD_FIRST,
@@ -377,17 +376,17 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
             return -1, hidden, locked
-        x0 &= t[T_TCELLS + (s & 511)]
+        x0 &= s
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
             return -1, hidden, locked
-        x1 &= t[T_TCELLS + (s & 511)]
+        x1 &= s
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
             return -1, hidden, locked
-        x2 &= t[T_TCELLS + (s & 511)]
+        x2 &= s
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
