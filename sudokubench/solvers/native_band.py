@@ -202,6 +202,50 @@ def _seen(typingctx, f, o):
     return types.UniTuple(types.int64, 9)(f, o), codegen
 
 
+@intrinsic
+def _column_singles(typingctx, x0, x1, x2):
+    """The columns (9 bits) holding exactly one cell of the three bands `x0`, `x1`, `x2`:
+    "seen once / seen twice" over the nine rows, the three bands in three 32-bit lanes of one
+    vector (the fourth empty): each band's rows seen once and twice, then across the bands
+    the pairwise ANDs by two lane rotations and the lanes ORed together. Generic LLVM
+    vectors (one SSE2 register), for the nine-step scalar chain of shifts, ANDs and ORs."""
+    if not all(isinstance(x, types.Integer) for x in (x0, x1, x2)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        vec = ir.VectorType(i32, 4)
+        v = ir.Constant(vec, None)
+        for lane, (value, kind) in enumerate(zip(args, signature.args, strict=True)):
+            word = builder.trunc(context.cast(builder, value, kind, types.int64), i32)
+            v = builder.insert_element(v, word, ir.Constant(i32, lane))
+
+        def lanes(value):
+            return ir.Constant(vec, [ir.Constant(i32, value)] * 4)
+
+        r0 = builder.and_(v, lanes(511))
+        r1 = builder.and_(builder.lshr(v, lanes(9)), lanes(511))
+        r2 = builder.lshr(v, lanes(18))
+        once = builder.or_(r0, r1)
+        twice = builder.or_(builder.and_(r0, r1), builder.and_(once, r2))
+        once = builder.or_(once, r2)
+
+        def rotate(value, by):
+            mask = [ir.Constant(i32, k) for k in ((by, (1 + by) % 3, (2 + by) % 3, 3))]
+            return builder.shuffle_vector(value, value, ir.Constant(vec, mask))
+
+        twice = builder.or_(twice, builder.and_(once, rotate(once, 1)))
+        for half in (2, 1):
+            mask = [ir.Constant(i32, (k + half) % 4) for k in range(4)]
+            twice = builder.or_(twice, builder.shuffle_vector(twice, twice, ir.Constant(vec, mask)))
+            once = builder.or_(once, builder.shuffle_vector(once, once, ir.Constant(vec, mask)))
+        single = builder.and_(once, builder.xor(twice, lanes(-1)))
+        out = builder.extract_element(single, ir.Constant(i32, 0))
+        return builder.zext(out, ir.IntType(64))
+
+    return types.int64(x0, x1, x2), codegen
+
+
 #: A band's three rows and three boxes (`_unit_alone`'s lanes; the last two lanes empty).
 UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
 
@@ -424,33 +468,9 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's, a row's or a box's one cell (`_unit_alone`, then `T_UNITS`).
-    once = x0 & 511
-    v = (x0 >> 9) & 511
-    twice = once & v
-    once |= v
-    v = x0 >> 18
-    twice |= once & v
-    once |= v
-    v = x1 & 511
-    twice |= once & v
-    once |= v
-    v = (x1 >> 9) & 511
-    twice |= once & v
-    once |= v
-    v = x1 >> 18
-    twice |= once & v
-    once |= v
-    v = x2 & 511
-    twice |= once & v
-    once |= v
-    v = (x2 >> 9) & 511
-    twice |= once & v
-    once |= v
-    v = x2 >> 18
-    twice |= once & v
-    once |= v
-    colone = columns(once & ~twice)
+    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
+    # `T_UNITS`).
+    colone = columns(_column_singles(x0, x1, x2))
     dirty = again << 3 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
