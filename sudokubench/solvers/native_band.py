@@ -289,12 +289,12 @@ def _pack_triads(typingctx, y):
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
         value = context.cast(builder, args[0], signature.args[0], types.int64)
-        value = builder.and_(value, ir.Constant(i64, TRIAD_FIRST))
-        if _has_bmi2():
+        if _has_bmi2():  # (`pext` reads the mask's bits only: no AND first)
             pext = builder.module.declare_intrinsic(
                 "llvm.x86.bmi.pext.64", fnty=ir.FunctionType(i64, [i64, i64])
             )
             return builder.call(pext, [value, ir.Constant(i64, TRIAD_FIRST)])
+        value = builder.and_(value, ir.Constant(i64, TRIAD_FIRST))
         g = builder.lshr(builder.mul(value, ir.Constant(i64, 21)), ir.Constant(i64, 4))
         g = builder.and_(g, ir.Constant(i64, ROW_TRIADS))
         g = builder.or_(
