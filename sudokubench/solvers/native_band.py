@@ -415,91 +415,78 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
-    # An update that asks for another of the same digit and placed nothing runs again here,
-    # its bands in registers: the update `settle` would run next (d is then the lowest digit
-    # to update), the same steps in the same order. So the next digit `settle` picks depends
-    # on this update's data only through a branch (whether it placed a cell), not through the
-    # value of `again`, and its loads can start before this update's lookups end.
-    while True:
-        y0 = x0
-        y1 = x1
-        y2 = x2
-        # Triads of the changed bands, reduced to the permutations they hold.
-        if bands & 1:
-            s = t[T_SHRINK + triads(x0)]
-            if s == 0:
-                return -1, hidden, locked
-            x0 &= s
-        if bands & 2:
-            s = t[T_SHRINK + triads(x1)]
-            if s == 0:
-                return -1, hidden, locked
-            x1 &= s
-        if bands & 4:
-            s = t[T_SHRINK + triads(x2)]
-            if s == 0:
-                return -1, hidden, locked
-            x2 &= s
-        # Columns across the bands.
+    # Triads of the changed bands, reduced to the permutations they hold.
+    if bands & 1:
+        s = t[T_SHRINK + triads(x0)]
+        if s == 0:
+            return -1, hidden, locked
+        x0 &= s
+    if bands & 2:
+        s = t[T_SHRINK + triads(x1)]
+        if s == 0:
+            return -1, hidden, locked
+        x1 &= s
+    if bands & 4:
+        s = t[T_SHRINK + triads(x2)]
+        if s == 0:
+            return -1, hidden, locked
+        x2 &= s
+    # Columns across the bands.
+    p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
+    p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
+    p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
+    if p0 | p1 | p2 != 511:
+        return -1, hidden, locked
+    # A box whose digit lies in one column takes it from the other bands (pointing down).
+    lock0 = t[T_LOCK + p0]
+    lock1 = t[T_LOCK + p1]
+    lock2 = t[T_LOCK + p2]
+    again = 0
+    if (lock0 & (p1 | p2)) | (lock1 & (p0 | p2)) | (lock2 & (p0 | p1)):
+        x0 &= ~columns(lock1 | lock2)
+        x1 &= ~columns(lock0 | lock2)
+        x2 &= ~columns(lock0 | lock1)
+        again = 7
         p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
         p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
         p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
         if p0 | p1 | p2 != 511:
             return -1, hidden, locked
-        # A box whose digit lies in one column takes it from the other bands (pointing down).
-        lock0 = t[T_LOCK + p0]
-        lock1 = t[T_LOCK + p1]
-        lock2 = t[T_LOCK + p2]
-        again = 0
-        if (lock0 & (p1 | p2)) | (lock1 & (p0 | p2)) | (lock2 & (p0 | p1)):
-            x0 &= ~columns(lock1 | lock2)
-            x1 &= ~columns(lock0 | lock2)
-            x2 &= ~columns(lock0 | lock1)
-            again = 7
-            p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
-            p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
-            p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
-            if p0 | p1 | p2 != 511:
-                return -1, hidden, locked
-        # A column left to one band keeps that band's box to it (claiming).
-        c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
-        c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
-        c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
-        if (c0 | c1 | c2) & BAD:
-            return -1, hidden, locked
-        if (x0 & c0) | (x1 & c1) | (x2 & c2):
-            again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
-            x0 &= ~c0
-            x1 &= ~c1
-            x2 &= ~c2
-        if x0 != y0 or x1 != y1 or x2 != y2:
-            locked += bits27(y0 ^ x0) + bits27(y1 ^ x1) + bits27(y2 ^ x2)
-        f[base] = x0
-        f[base + 1] = x1
-        f[base + 2] = x2
-        # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`,
-        # then `T_UNITS`).
-        colone = columns(_column_singles(x0, x1, x2))
-        dirty = 0
-        rowbox = bands | again  # the bands whose rows and boxes may hold new singles
-        for b in range(3):
-            x = f[base + b]
-            solo = x & colone
-            if rowbox >> b & 1:  # a row or a box with one cell left
-                solo |= x & t[T_UNITS + _unit_alone(x)]
-            solo &= f[o + 27 + b]
-            while solo:
-                bit = solo & -solo
-                solo ^= bit
-                if f[base + b] & bit:
-                    hidden += 1
-                    dirty = place(f, o, t, d, b, bit, dirty)
-                # else: placed in this loop in a peer; the next update finds the contradiction
-        if dirty:  # (`place` marked digit d's three bands too)
-            return dirty, hidden, locked
-        if again == 0:
-            return 0, hidden, locked
-        bands = again
+    # A column left to one band keeps that band's box to it (claiming).
+    c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
+    c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
+    c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
+    if (c0 | c1 | c2) & BAD:
+        return -1, hidden, locked
+    if (x0 & c0) | (x1 & c1) | (x2 & c2):
+        again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
+        x0 &= ~c0
+        x1 &= ~c1
+        x2 &= ~c2
+    if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
+        locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
+    f[base] = x0
+    f[base + 1] = x1
+    f[base + 2] = x2
+    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
+    # `T_UNITS`).
+    colone = columns(_column_singles(x0, x1, x2))
+    dirty = again << 3 * d
+    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
+    for b in range(3):
+        x = f[base + b]
+        solo = x & colone
+        if rowbox >> b & 1:  # a row or a box with one cell left
+            solo |= x & t[T_UNITS + _unit_alone(x)]
+        solo &= f[o + 27 + b]
+        while solo:
+            bit = solo & -solo
+            solo ^= bit
+            if f[base + b] & bit:
+                hidden += 1
+                dirty = place(f, o, t, d, b, bit, dirty)
+            # else: placed in this loop in a peer; the next update finds the contradiction
+    return dirty, hidden, locked
 
 
 @inlined
