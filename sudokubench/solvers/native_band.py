@@ -404,6 +404,11 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     return dirty | (7 << 3 * d)
 
 
+#: Above every word of every block (`LEVEL_MASK`'s blocks): an offset in the blocks ANDed with
+#: it is the same offset, and LLVM then knows it is not negative.
+OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
+
+
 @inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
@@ -411,7 +416,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
     the locked rules) with this update's added. Counters in registers, not in the state
     array: a store there could alias the blocks, and the loads after it would be redone."""
-    base = o + 3 * d
+    base = (o + 3 * d) & OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks)
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
