@@ -381,6 +381,11 @@ def triads(x: int) -> int:
     return _pack_triads(x | x >> 1 | x >> 2)
 
 
+#: Above every word of every block (`LEVEL_MASK`'s blocks): an offset in the blocks ANDed with
+#: it is the same offset, and LLVM then knows it is not negative.
+OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
+
+
 @inlined
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set.
@@ -388,6 +393,7 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     Without a branch a digit (which digits hold the cell is what the branch predictor cannot
     guess): every digit's band loses the cell and is marked when it held it, then d gets its
     cell back and loses the cell's row, box and column."""
+    o &= OFFSET_MASK  # (its indices not negative: no wraparound checks)
     nbit = ~bit
     p = low_index(bit)
     for e in range(9):
@@ -404,11 +410,6 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     return dirty | (7 << 3 * d)
 
 
-#: Above every word of every block (`LEVEL_MASK`'s blocks): an offset in the blocks ANDed with
-#: it is the same offset, and LLVM then knows it is not negative.
-OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
-
-
 @inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
@@ -416,7 +417,8 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
     the locked rules) with this update's added. Counters in registers, not in the state
     array: a store there could alias the blocks, and the loads after it would be redone."""
-    base = (o + 3 * d) & OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks)
+    o &= OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks of its indices)
+    base = (o + 3 * d) & OFFSET_MASK
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
@@ -498,6 +500,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
 def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
     """Digit updates and naked singles to a fixpoint; the open cells, or -1; and the
     counters `hidden` and `locked` with the fixpoint's added (`digit`)."""
+    o &= OFFSET_MASK
     while True:
         while dirty:
             d = low_index(dirty & -dirty) // 3
