@@ -386,6 +386,11 @@ def triads(x: int) -> int:
 OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
 
 
+#: Every digit-band to update (`place`'s set: bit 4d + b for band b of digit d, four bits a
+#: digit so that a digit is its lowest bit's index shifted, not divided by three).
+ALL_DIRTY = 0x777777777
+
+
 @inlined
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set.
@@ -400,20 +405,20 @@ def place(f, o, t, d, b, bit, dirty) -> int:
         i = o + 3 * e + b
         m = f[i]
         f[i] = m & nbit
-        dirty |= ((m >> p) & 1) << (3 * e + b)
+        dirty |= ((m >> p) & 1) << (4 * e + b)
     col = ~columns(1 << (p % 9))
     f[o + 3 * d] &= col
     f[o + 3 * d + 1] &= col
     f[o + 3 * d + 2] &= col
     f[o + 3 * d + b] = (f[o + 3 * d + b] & ~t[T_ROWBOX + p]) | bit
     f[o + 27 + b] &= nbit
-    return dirty | (7 << 3 * d)
+    return dirty | (7 << 4 * d)
 
 
 @inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
-    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b); and
+    -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
     the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
     the locked rules) with this update's added. Counters in registers, not in the state
     array: a store there could alias the blocks, and the loads after it would be redone."""
@@ -478,7 +483,7 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
     # `T_UNITS`).
     colone = columns(_column_singles(x0, x1, x2))
-    dirty = again << 3 * d
+    dirty = again << 4 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
         x = f[base + b]
@@ -503,9 +508,9 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
     o &= OFFSET_MASK
     while True:
         while dirty:
-            d = low_index(dirty & -dirty) // 3
-            bands = (dirty >> 3 * d) & 7
-            dirty ^= bands << 3 * d
+            d = low_index(dirty) >> 2
+            bands = (dirty >> 4 * d) & 7
+            dirty ^= bands << 4 * d
             more, hidden, locked = digit(f, o, t, d, bands, hidden, locked)
             if more < 0:
                 return -1, hidden, locked
@@ -725,7 +730,7 @@ def search(work, st) -> int:
             return FINISHED
         todo_at[0] = 0
         w = 0
-        dirty = BAND
+        dirty = ALL_DIRTY
         expand = True
     else:
         w = st[FROM] + 1
