@@ -10,17 +10,19 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
   Cell 27b + p of the grid (row-major) is bit p of band b.
 - A digit's update (`digit`): its three bands' triads (row of the band x box: 9 bits) are
   reduced to the union of the permutations they hold (a band's digit takes one triad in each
-  row and each box; table `SHRINK`): pointing and claiming inside the band in one lookup, and
-  a contradiction when none is left. Across the bands, through the bands' column projections:
-  a box whose digit lies in one column takes that column from the other bands (pointing down
-  a stack), a column left to one band keeps that band's box to it (claiming), a column with
-  no place is a contradiction. Then its singles: a row, box or column of the digit with one
-  cell left places the digit there (hidden singles, and the cells already placed).
+  row and each box; table `T_SHRINK`, the cells of those triads): pointing and claiming
+  inside the band in one lookup, and a contradiction when none is left. Across the bands,
+  through the bands' column projections: a box whose digit lies in one column takes that
+  column from the other bands (pointing down a stack), a column left to one band keeps that
+  band's box to it (claiming), a column with no place is a contradiction. Then its singles:
+  a row, box or column of the digit with one cell left places the digit there (hidden
+  singles, and the cells already placed).
 - Naked singles per band from "seen once / seen twice" over the nine digits; a cell with no
   candidate is a contradiction.
 - Placing digit d at a cell (`place`) clears the cell in the other digits and the cell's row,
-  box (`ROWBOX`) and column in d; every digit touched is marked for an update (a
-  9-bit set). Propagation runs the updates and the naked singles to a fixpoint (`settle`).
+  box (`ROWBOX`) and column in d; every digit-band touched is marked for an update (bit
+  4d + b of a set). Propagation runs the updates and the naked singles to a fixpoint
+  (`settle`).
 - Branching on a cell with two candidates when there is one (else the fewest), the one whose
   row, column and box have the most open cells and cells with two candidates (`branch`),
   on an explicit stack of blocks; the last digit of a cell reuses the parent's block. Of a
