@@ -246,10 +246,98 @@ def test_the_column_counts_without_bmi2_spread_each_bit() -> None:
         assert x == sum(1 << 4 * c for c in range(9) if v >> c & 1)
 
 
+def _band_samples() -> list[int]:
+    """27-bit bands of a digit: every band of one to four cells at a few hundred places, and
+    random ones of each density (a fixed seed)."""
+    import random
+
+    rng = random.Random(26)
+    bands = [0, (1 << 27) - 1]
+    for cells in range(1, 28):
+        for _ in range(300):
+            bands.append(sum(1 << p for p in rng.sample(range(27), cells)))
+    return bands
+
+
+def test_a_bands_row_and_box_singles_come_from_the_mask_and_t_units() -> None:
+    """`native_band._unit_alone` and `T_UNITS` (the digit update's hidden singles in a row or a
+    box of a band): the cells of the band alone in their row or their box, counted cell by
+    cell, for every sample band."""
+    from numba import njit
+
+    from sudokubench.solvers import native_band
+    from sudokubench.solvers.native_band_layout import T_UNITS
+
+    @njit
+    def alone(x, t):
+        return x & t[T_UNITS + native_band._unit_alone(x)]
+
+    table = native_band.band_tables()
+    units = [sum(1 << p for p in range(27) if p // 9 == r) for r in range(3)]
+    units += [sum(1 << p for p in range(27) if p % 9 // 3 == k) for k in range(3)]
+    for x in _band_samples():
+        expected = 0
+        for unit in units:
+            if bin(x & unit).count("1") == 1:
+                expected |= x & unit
+        assert alone(x, table) == expected, hex(x)
+
+
+def test_a_digits_column_singles_come_from_one_vector() -> None:
+    """`native_band._column_singles`: the columns where a digit's three bands hold exactly one
+    cell, counted cell by cell over the nine rows."""
+    import random
+
+    from numba import njit
+
+    from sudokubench.solvers import native_band
+
+    @njit
+    def single(x0, x1, x2):
+        return native_band._column_singles(x0, x1, x2)
+
+    rng = random.Random(9)
+    samples = _band_samples()
+    for _ in range(3000):
+        x = [rng.choice(samples) for _ in range(3)]
+        expected = 0
+        for c in range(9):
+            held = sum(b >> (9 * r + c) & 1 for b in x for r in range(3))
+            expected |= (held == 1) << c
+        assert single(*x) == expected, [hex(b) for b in x]
+
+
+def test_t_shrink_keeps_the_cells_of_the_bands_placements() -> None:
+    """`T_SHRINK` (a band's triads -> cells): ANDed with a band, the cells where the digit can
+    still stand in a placement of the band (one cell in each row, each in another box),
+    found by trying every placement; 0 exactly when there is none."""
+    from sudokubench.solvers import native_band
+    from sudokubench.solvers.native_band_layout import T_SHRINK
+
+    table = native_band.band_tables()
+    placements = [
+        1 << a | 1 << b | 1 << c
+        for a in range(9)
+        for b in range(9, 18)
+        for c in range(18, 27)
+        if len({a % 9 // 3, b % 9 // 3, c % 9 // 3}) == 3
+    ]
+    assert len(placements) == 27 * 6
+    for x in _band_samples():
+        y = x | x >> 1 | x >> 2  # triad i (row i // 3, box i % 3): bits 3i to 3i + 2
+        triads = sum(1 << i for i in range(9) if y >> 3 * i & 1)
+        expected = 0
+        for cells in placements:
+            if x & cells == cells:
+                expected |= cells
+        assert x & int(table[T_SHRINK + triads]) == expected, hex(x)
+
+
 @pytest.mark.slow
 def test_the_band_kernel_compiled_without_bmi2_agrees(tmp_path: Path) -> None:
     """Compiled for a generic x86-64 CPU (no `pdep` or `pext`: `_spread_nine`'s and
-    `_pack_triads`' shifts; the vectors of `_seen` and `_unit_singles` in SSE2 registers), the
+    `_pack_triads`' shifts; the vectors of `_seen`, `_unit_alone` and `_column_singles` in SSE2
+    registers), the
     band kernel gives the same counts and stats as the host's build on top95 at limit 2."""
     script = (
         "import json\n"
