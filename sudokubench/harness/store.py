@@ -55,6 +55,14 @@ __all__ = [
 #: Rows read per query by the streaming reads (`ordered_puzzles`, `tasks`).
 CHUNK = 2000
 
+#: Bytes of a page of a new database file (SQLite's default is 4,096). A run appends its
+#: rows: with pages four times as large, SQLite writes a quarter as many frames to the WAL
+#: and copies a quarter as many at a checkpoint (a `pwrite` each, and a header's), and its
+#: B-trees split less often: storing 20,000 puzzles takes 9% fewer instructions, 20,000
+#: task rows 2% fewer, and a third fewer system calls (docs/harness.md, "The ninth round:
+#: the parent"). What is stored is the same; the page cache holds the same 2 MB.
+PAGE_SIZE = 16384
+
 
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
@@ -142,6 +150,8 @@ class Store:
                 )
         else:
             with self._writing():
+                # (a new file's: an existing one keeps the size it was made with)
+                self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.executescript(SCHEMA)
             with self._writing():
