@@ -158,11 +158,6 @@ class Store:
                 if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
-        # A statement's own journal (the pages a statement of many rows changes, kept to undo
-        # that statement alone: a new run's puzzles wrote 3,700 of them to temporary files, a
-        # `pwrite` each) in memory; it never serves a crash's recovery (the WAL does), and the
-        # temporary tables of this module's reads are a few rows (every ORDER BY an index's).
-        self.db.execute("PRAGMA temp_store = MEMORY")
         self._add_indexes()
 
     def _tables(self) -> set[str]:
