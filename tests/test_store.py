@@ -69,7 +69,7 @@ def test_a_new_file_gets_the_schema_and_wal_mode(store):
     version = store.db.execute("SELECT version FROM schema_version").fetchall()
     assert version == [(SCHEMA_VERSION,)]
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 16384
+    assert store.db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 8192
 
 
 def test_a_file_made_with_another_page_size_keeps_it_and_its_rows(tmp_path):
