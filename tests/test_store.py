@@ -9,15 +9,7 @@ import time
 import pytest
 from support import TELEGRAM_SOLUTION, wait_for
 
-from sudokubench.harness.schema import SCHEMA
-from sudokubench.harness.store import (
-    PAGE_SIZE,
-    SCHEMA_VERSION,
-    PuzzleRow,
-    Store,
-    StoreError,
-    TaskRow,
-)
+from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
 from sudokubench.harness.store_write import (
     VALUES_PER_INSERT,
     drop_constant_columns,
@@ -69,26 +61,6 @@ def test_a_new_file_gets_the_schema_and_wal_mode(store):
     version = store.db.execute("SELECT version FROM schema_version").fetchall()
     assert version == [(SCHEMA_VERSION,)]
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 8192
-
-
-def test_a_file_made_with_another_page_size_keeps_it_and_its_rows(tmp_path):
-    path = tmp_path / "r.sqlite"
-    with sqlite3.connect(path) as db:  # as an older sudokubench made it: SQLite's default
-        db.execute("PRAGMA page_size = 4096")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.executescript(SCHEMA)
-        db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-    db.close()
-    with Store(path) as old:
-        assert old.db.execute("PRAGMA page_size").fetchone()[0] == 4096
-        run_id = old.new_run({"a": 1}, {}, [PuzzleRow("p.txt:1", 0, "p", PUZZLE)])
-        with old.writer(run_id) as writer:
-            writer.add(row(0, puzzle_id="p.txt:1"))
-    with Store(path, create=False) as again:
-        assert again.db.execute("PRAGMA page_size").fetchone()[0] == 4096
-        assert again.puzzles(run_id) == [PuzzleRow("p.txt:1", 0, "p", PUZZLE)]
-        assert list(again.tasks(run_id)) == [row(0, puzzle_id="p.txt:1")]
 
 
 def test_reopening_keeps_one_version_row(tmp_path):

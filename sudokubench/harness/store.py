@@ -55,16 +55,6 @@ __all__ = [
 #: Rows read per query by the streaming reads (`ordered_puzzles`, `tasks`).
 CHUNK = 2000
 
-#: Bytes of a page of a new database file (SQLite's default is 4,096). A run appends its
-#: rows: with pages twice as large SQLite writes half as many frames to the WAL and copies
-#: half as many at a checkpoint (a `pwrite` or `pread` each), and its B-trees split less
-#: often: a run of 20,000 tasks makes 6,700 system calls to its files instead of 14,000, and
-#: storing a puzzle row takes 4% fewer instructions, a task row 1% fewer (docs/harness.md,
-#: "The ninth round: the parent"). Not larger: at 16 KB a statement of many rows changes
-#: more than the 64 KB that SQLite keeps of a statement's journal in memory, and it writes
-#: the rest to a temporary file (3,800 writes a run). What is stored is the same.
-PAGE_SIZE = 8192
-
 
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
@@ -152,8 +142,6 @@ class Store:
                 )
         else:
             with self._writing():
-                # (a new file's: an existing one keeps the size it was made with)
-                self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.executescript(SCHEMA)
             with self._writing():
