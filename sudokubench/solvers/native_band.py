@@ -279,82 +279,6 @@ def _unit_alone(typingctx, x):
     return types.int64(x), codegen
 
 
-#: `_place_block`'s lanes: a word's band (the digits' words 3d + b, then the unplaced cells
-#: 27 + b; 3 for the two spare words), its digit (9 for the unplaced cells and the spare words)
-#: and its index.
-PLACE_BAND = tuple(k % 3 if k < 30 else 3 for k in range(BLOCK))
-PLACE_DIGIT = tuple(k // 3 if k < 27 else 9 for k in range(BLOCK))
-
-
-@intrinsic
-def _place_block(typingctx, f, o, d, b, bit, keep):
-    """`place`'s clearing on the whole block at offset o of `f` as one `BLOCK`-lane vector
-    (one load, one store, for nine loads and stores one after the other): every word of
-    band b loses the cell `bit` (the nine digits' and the unplaced cells'), and digit d's
-    three words keep `keep`'s cells only (the complement of the cell's column). Returns the
-    lanes that held the cell before (bit 3e + b: digit e's word of band b; bit 27 + b: the
-    unplaced cell). Generic LLVM vectors (AVX-512, AVX2 or SSE2 registers)."""
-    if not isinstance(f, types.Array):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        i32 = ir.IntType(32)
-        vec = ir.VectorType(i64, BLOCK)
-        array = context.make_array(signature.args[0])(context, builder, value=args[0])
-        at, dd, bb, cell, keep_ = (
-            context.cast(builder, v, k, types.int64)
-            for v, k in zip(args[1:], signature.args[1:], strict=True)
-        )
-        ptr = builder.bitcast(builder.gep(array.data, [at]), vec.as_pointer())
-        v = builder.load(ptr, align=8)
-
-        def splat(x):
-            one = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
-            return builder.shuffle_vector(one, one, ir.Constant(ir.VectorType(i32, BLOCK), None))
-
-        ones = ir.Constant(vec, [ir.Constant(i64, -1)] * BLOCK)
-        zero = ir.Constant(vec, None)
-        inband = builder.icmp_unsigned("==", _lanes(builder, PLACE_BAND, vec), splat(bb))
-        cells = builder.select(inband, splat(cell), zero)
-        held = builder.icmp_unsigned("!=", builder.and_(v, cells), zero)
-        mine = builder.icmp_unsigned("==", _lanes(builder, PLACE_DIGIT, vec), splat(dd))
-        v = builder.and_(v, builder.xor(cells, ones))
-        v = builder.and_(v, builder.select(mine, splat(keep_), ones))
-        builder.store(v, ptr, align=8)
-        return builder.zext(builder.bitcast(held, ir.IntType(BLOCK)), i64)
-
-    return types.int64(f, o, d, b, bit, keep), codegen
-
-
-#: Bit 3e + b of `_place_block`'s lanes to bit 4e + b of the dirty set (`ALL_DIRTY`'s bits).
-DIRTY_BITS = 0x777777777
-
-
-@intrinsic
-def _dirty_of(typingctx, lanes):
-    """`_place_block`'s lanes 0-26 (bit 3e + b) moved to the dirty set's bits 4e + b: one
-    `pdep` with `DIRTY_BITS` where numba compiles for BMI2, else nine shifts, ANDs and ORs."""
-    if not isinstance(lanes, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        value = context.cast(builder, args[0], signature.args[0], types.int64)
-        if _has_bmi2():
-            pdep = builder.module.declare_intrinsic(
-                "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
-            )
-            return builder.call(pdep, [value, ir.Constant(i64, DIRTY_BITS)])
-        out = ir.Constant(i64, 0)
-        for e in range(9):
-            group = builder.and_(builder.lshr(value, ir.Constant(i64, 3 * e)), ir.Constant(i64, 7))
-            out = builder.or_(out, builder.shl(group, ir.Constant(i64, 4 * e)))
-        return out
-
-    return types.int64(lanes), codegen
-
-
 @intrinsic
 def _pack_triads(typingctx, y):
     """The bits 3i of the 27-bit `y` packed to bits i (`triads`): one `pext` with the mask
@@ -477,10 +401,19 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     guess): every digit's band loses the cell and is marked when it held it, then d gets its
     cell back and loses the cell's row, box and column."""
     o &= OFFSET_MASK  # (its indices not negative: no wraparound checks)
+    nbit = ~bit
     p = low_index(bit)
-    held = _place_block(f, o, d, b, bit, ~columns(1 << (p % 9)))
-    dirty |= _dirty_of(held)
+    for e in range(9):
+        i = o + 3 * e + b
+        m = f[i]
+        f[i] = m & nbit
+        dirty |= ((m >> p) & 1) << (4 * e + b)
+    col = ~columns(1 << (p % 9))
+    f[o + 3 * d] &= col
+    f[o + 3 * d + 1] &= col
+    f[o + 3 * d + 2] &= col
     f[o + 3 * d + b] = (f[o + 3 * d + b] & ~t[T_ROWBOX + p]) | bit
+    f[o + 27 + b] &= nbit
     return dirty | (7 << 4 * d)
 
 
