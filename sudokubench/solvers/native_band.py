@@ -704,15 +704,12 @@ def start(f, t, givens) -> bool:
         column = columns(p0 | p1 | p2)
         for b in range(3):
             g = f[3 * d + b]
-            peers = 0
-            rest = g
-            while rest:
-                bit = rest & -rest
-                rest ^= bit
-                peers |= t[T_ROWBOX + low_index(bit)]
-            if g & peers:
+            if _unit_alone(g) != 63:  # two givens of d in a row or a box
                 return False
-            f[3 * d + b] = (f[27 + b] & ~peers & ~column) | g
+            tr = triads(g)  # bit 3r + k: a given in row r, box k
+            rows = (1 if tr & 7 else 0) | (2 if tr & 56 else 0) | (4 if tr & 448 else 0)
+            units = rows | ((tr | tr >> 3 | tr >> 6) & 7) << 3
+            f[3 * d + b] = (f[27 + b] & ~t[T_UNITS + units] & ~column) | g
     return True
 
 
