@@ -504,11 +504,9 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
 
 
 @inlined
-def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int, int, int, int]:
-    """Digit updates and naked singles to a fixpoint; the open cells, or -1; the counters
-    `hidden` and `locked` with the fixpoint's added (`digit`); and each band's cells seen by
-    three digits or more at the fixpoint (`_seen`'s last pass, which placed nothing: what
-    `branch` needs, not computed again)."""
+def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
+    """Digit updates and naked singles to a fixpoint; the open cells, or -1; and the
+    counters `hidden` and `locked` with the fixpoint's added (`digit`)."""
     o &= OFFSET_MASK
     while True:
         while dirty:
@@ -517,10 +515,10 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int, int, int, int
             dirty ^= bands << 4 * d
             more, hidden, locked = digit(f, o, t, d, bands, hidden, locked)
             if more < 0:
-                return -1, hidden, locked, 0, 0, 0
+                return -1, hidden, locked
             dirty |= more
         placed = False
-        once0, twice0, thrice0, once1, twice1, thrice1, once2, twice2, thrice2 = _seen(f, o)
+        once0, twice0, _, once1, twice1, _, once2, twice2, _ = _seen(f, o)
         for b in range(3):
             unplaced = f[o + 27 + b]
             if unplaced == 0:
@@ -536,7 +534,7 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int, int, int, int
                 once = once0 if b == 0 else (once1 if b == 1 else once2)
                 twice = twice0 if b == 0 else (twice1 if b == 1 else twice2)
             if once != BAND:
-                return -1, hidden, locked, 0, 0, 0
+                return -1, hidden, locked
             single = unplaced & ~twice
             while single:
                 bit = single & -single
@@ -547,8 +545,7 @@ def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int, int, int, int
                         placed = True
                         break
         if not placed:
-            left = bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29])
-            return left, hidden, locked, thrice0, thrice1, thrice2
+            return bits27(f[o + 27]) + bits27(f[o + 28]) + bits27(f[o + 29]), hidden, locked
 
 
 @inlined
@@ -558,7 +555,7 @@ def spread(m) -> int:
 
 
 @inlined
-def branch(f, o, t, thrice0, thrice1, thrice2) -> tuple[int, int]:
+def branch(f, o, t) -> int:
     """The cell to branch on (27b + p): among the cells with two candidates (else with the
     fewest), the one with the best score 3 x (open cells in its row, column and box) + 4 x
     (for each of its two digits, the cells with two candidates there that hold the digit:
@@ -566,9 +563,9 @@ def branch(f, o, t, thrice0, thrice1, thrice2) -> tuple[int, int]:
     on top1465 and top95: 18.0 and 15.0 digits tried a puzzle, against 22.2 and 24.0 with
     the first term alone."""
     best = -1
-    digits = 0  # the best cell's digits (bit d), for `search`
     fewest = 10
     score = -1
+    _, _, thrice0, _, _, thrice1, _, _, thrice2 = _seen(f, o)
     two0 = f[o + 27] & ~thrice0  # the open cells of each band with two candidates or fewer
     two1 = f[o + 28] & ~thrice1
     two2 = f[o + 29] & ~thrice2
@@ -601,7 +598,6 @@ def branch(f, o, t, thrice0, thrice1, thrice2) -> tuple[int, int]:
                 for d in range(9):
                     held |= ((f[o + 3 * d + b] >> p) & 1) << d
                 shared = 0
-                both = held
                 while held:  # twice
                     d = low_index(held)
                     held &= held - 1
@@ -613,22 +609,18 @@ def branch(f, o, t, thrice0, thrice1, thrice2) -> tuple[int, int]:
                 if here > score:
                     score = here
                     best = 27 * b + p
-                    digits = both
         elif fewest > 2:
             while unplaced:
                 bit = unplaced & -unplaced
                 unplaced ^= bit
                 c = 0
-                held = 0
                 for d in range(9):
                     if f[o + 3 * d + b] & bit:
                         c += 1
-                        held |= 1 << d
                 if c < fewest:
                     fewest = c
                     best = 27 * b + low_index(bit)
-                    digits = held
-    return best, digits
+    return best
 
 
 @inlined
@@ -663,53 +655,23 @@ def digits_of(f, o, out, at) -> None:
 
 @njit(cache=True)
 def start(f, t, givens) -> bool:
-    """Level 0 from the givens (not yet propagated); False when two conflict.
-
-    The block every `place` of the givens one after the other leaves, built at once: each
-    digit's given cells per band (gathered in its words first), then each digit-band all
-    cells but the givens' and but the rows, boxes and columns of the digit's givens, its own
-    givens kept. Two givens of a digit conflict when one is in the other's row or box in a
-    band (`T_ROWBOX`; a column within a band is in a box) or in one column in two bands:
-    where `place` one after the other found the later one's cell gone.
+    """Level 0 from the givens, each placed (not yet propagated); False when two conflict.
 
     A function of its own, called once a search: nothing is gained by inlining it into
     `search`, and it stays out of the fixpoint's code that LLVM optimises there.
     """
     for i in range(27):
-        f[i] = 0
+        f[i] = BAND
+    for b in range(3):
+        f[27 + b] = BAND
     for k in range(81):
         g = givens[k]
         if g:
             b = k // 27
-            f[3 * (g - 1) + b] |= 1 << (k - 27 * b)
-    taken0 = 0
-    taken1 = 0
-    taken2 = 0
-    for d in range(9):
-        taken0 |= f[3 * d]
-        taken1 |= f[3 * d + 1]
-        taken2 |= f[3 * d + 2]
-    f[27] = BAND & ~taken0
-    f[28] = BAND & ~taken1
-    f[29] = BAND & ~taken2
-    for d in range(9):
-        g0 = f[3 * d]
-        g1 = f[3 * d + 1]
-        g2 = f[3 * d + 2]
-        p0 = (g0 | g0 >> 9 | g0 >> 18) & 511
-        p1 = (g1 | g1 >> 9 | g1 >> 18) & 511
-        p2 = (g2 | g2 >> 9 | g2 >> 18) & 511
-        if (p0 & p1) | (p0 & p2) | (p1 & p2):
-            return False
-        column = columns(p0 | p1 | p2)
-        for b in range(3):
-            g = f[3 * d + b]
-            if _unit_alone(g) != 63:  # two givens of d in a row or a box
+            bit = 1 << (k - 27 * b)
+            if f[3 * (g - 1) + b] & bit == 0:
                 return False
-            tr = triads(g)  # bit 3r + k: a given in row r, box k
-            rows = (1 if tr & 7 else 0) | (2 if tr & 56 else 0) | (4 if tr & 448 else 0)
-            units = rows | ((tr | tr >> 3 | tr >> 6) & 7) << 3
-            f[3 * d + b] = (f[27 + b] & ~t[T_UNITS + units] & ~column) | g
+            place(f, 0, t, g - 1, b, bit, 0)
     return True
 
 
@@ -778,7 +740,7 @@ def search(work, st) -> int:
     while True:
         if expand:
             o = (w & LEVEL_MASK) * BLOCK
-            open_cells, hidden, locked, th0, th1, th2 = settle(f, o, t, dirty, hidden, locked)
+            open_cells, hidden, locked = settle(f, o, t, dirty, hidden, locked)
             if open_cells == 0:
                 saved = st[SAVED]
                 if saved < keep:
@@ -802,9 +764,13 @@ def search(work, st) -> int:
                 backtracks += 1
                 j = w - 1
             else:
-                k, todo = branch(f, o, t, th0, th1, th2)
-                k &= CELL_MASK
+                k = branch(f, o, t) & CELL_MASK
                 b = k // 27
+                bit = 1 << (k - 27 * b)
+                todo = 0
+                for d in range(9):
+                    if f[o + 3 * d + b] & bit:
+                        todo |= 1 << d
                 first = todo & -todo
                 other = todo ^ first
                 if other & (other - 1) == 0:  # two candidates: the one with more places first
