@@ -28,7 +28,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import reduce
-from operator import add, attrgetter
+from itertools import repeat
+from operator import add, attrgetter, eq
 from typing import Any
 
 from sudokubench.backend import Status
@@ -163,6 +164,12 @@ class Tally:
     def collection_code(self, i: int) -> int:
         """The i-th puzzle's collection (its index in `collection_names`)."""
         return 0 if self.collection is None else self.collection[i]
+
+    def _collection_codes(self) -> array[int]:
+        """Each puzzle's collection code, in input order."""
+        if self.collection is None:
+            return array("i", [0]) * self.puzzles
+        return self.collection
 
     def collection_size(self, code: int) -> int:
         """How many puzzles the collection `code` holds."""
@@ -519,11 +526,10 @@ class Tally:
             column = columns.get(name, empty)
             accs = [Acc() for _ in range(groups + 1)]
             ratio_base = None if name == baseline else base
-            paired = [i for i, code in enumerate(column.status) if code != NO_PAIR]
-            accs[0].add_many(column, ratio_base, paired)  # (each pair in turn, in one loop)
-            if per_collection:
-                for i in paired:
-                    accs[1 + self.collection_code(i)].add(column, ratio_base, i)
+            accs[0].add_column(column, ratio_base)  # (a column at a time)
+            for code in range(groups):  # (each collection's puzzles, a mask)
+                chosen = bytes(map(eq, self._collection_codes(), repeat(code)))
+                accs[1 + code].add_column(column, ratio_base, chosen)
             made = [
                 acc.summary(name, versions.get(name), ratio_base is not None, timeout * par)
                 for acc in accs
