@@ -184,10 +184,10 @@ def test_a_columnar_message_not_of_the_tasks_due_takes_none():
 
     for bad in (
         ("rows", ids[:-1], *message[2:]),
-        (*message[:4], list(solutions), stats),
+        (*message[:4], tuple(solutions), stats),
         message[:5],
         ("rows", ids, columns[:-1], kinds, solutions, stats),
-        ("rows", ids, columns, kinds, solutions + "[]\n", stats),
+        ("rows", ids, columns, kinds, [*solutions, "[]"], stats),
         ("rows", ids, columns, kinds, solutions, stats[:-1]),
         changed(3, columns[3][:-8]),  # (a row's time short)
         changed(11, array("q", list(columns[11])[:-1])),
