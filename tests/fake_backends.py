@@ -17,6 +17,10 @@ Each one breaks the contract in one way a real solver might, so the harness must
   test has looked at it, however slow the machine).
 - `DieOn4x4`, `HangOn4x4`: honest, but a 4x4 puzzle ends the process or never returns (so a
   worker dies or is killed right after quick answers it may not have sent yet).
+- `LoadsShapes`: honest, but each shape costs it `SHAPE_LOAD_S` to load once a process, in
+  `load_shape` (what a pool's worker calls before its first task of a shape) or else in its
+  first solve of the shape (as `native`'s kernel of a shape other than 9x9 costs numba's
+  set-up); `HangsLoading6x6`: loads at once, but never returns from loading a 6x6 shape.
 - `solve_function`: a plain function puzzle -> solution, as users may pass one.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
@@ -261,3 +265,47 @@ class Hostile(Fake):
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
         """Raise RuntimeError with `message`."""
         raise RuntimeError(self.message)
+
+
+#: Seconds `LoadsShapes` takes to load a shape.
+SHAPE_LOAD_S = 1.5
+
+
+class LoadsShapes(Fake):
+    """Honest; a shape costs it `SHAPE_LOAD_S` seconds once a process: in `load_shape`, else in
+    its first (timed) solve of that shape."""
+
+    name = "fake_backends:LoadsShapes"
+    load_s = SHAPE_LOAD_S
+
+    def __init__(self) -> None:
+        self.loaded: set[object] = set()
+
+    def unavailable_reason(self) -> str:
+        """Nothing: the whole protocol, so that the harness calls `load_shape` on this object."""
+        return ""
+
+    def load_shape(self, shape: object) -> None:
+        """The shape loaded: the sleep, and the reference solver's first call."""
+        time.sleep(self.load_s)
+        honest(Grid.empty(shape), 1)  # type: ignore[arg-type]
+        self.loaded.add(shape)
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """The true answer, after loading the shape when `load_shape` did not."""
+        if puzzle.shape not in self.loaded:
+            self.load_shape(puzzle.shape)
+        return dataclasses.replace(honest(puzzle, limit), backend=self.name)
+
+
+class HangsLoading6x6(LoadsShapes):
+    """`LoadsShapes` that loads a shape at once, but never returns from `load_shape(6x6)`."""
+
+    name = "fake_backends:HangsLoading6x6"
+    load_s = 0.0
+
+    def load_shape(self, shape: object) -> None:
+        """The shape loaded, or sleep until killed on 6x6."""
+        while getattr(shape, "n", 0) == 6:
+            time.sleep(3600)
+        super().load_shape(shape)

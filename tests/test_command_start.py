@@ -175,3 +175,31 @@ def test_a_worker_imports_the_worker_side_alone():
         "True True sudokubench.harness.pool.local sudokubench.harness.pool.dask True",
         "sudokubench.harness.verify False",
     ], done.stderr[-2000:]
+
+
+ALONE = """
+import sys
+from sudokubench.cli import main
+sys.argv = ["sudokubench", *sys.argv[1:]]
+try:
+    main() if sys.argv[1] == "compare" else main(sys.argv[1:])
+except SystemExit as exc:
+    print(exc.code)
+print(*(f"sudokubench.cli.{m}" in sys.modules for m in ("compare", "generate", "basic", "report")))
+"""
+
+
+def test_a_compare_command_line_registers_compare_alone(tmp_path):
+    """`sudokubench compare ...` imports no other command's module (`generate` and its rating,
+    `basic`, `report`, ...): they and Typer's reading of their options cost every run about
+    0.1 s of CPU; the command still runs and checks out. Another command, or `main` given its
+    arguments (tests, scripts), registers every command as before."""
+    db = str(tmp_path / "run.sqlite")
+    run = [sys.executable, "-c", ALONE, "compare", "easy50:..2", "-b", "fast", "-q", "--db", db]
+    done = subprocess.run(run, capture_output=True, text=True)
+    assert done.stdout.split()[-5:] == ["0", "True", "False", "False", "False"], done.stderr
+    assert "all answers check out" in done.stdout
+    run = [sys.executable, "-c", ALONE, "solve", "--help"]  # (main given its arguments)
+    done = subprocess.run(run, capture_output=True, text=True)
+    assert done.stdout.split()[-4:] == ["True", "True", "True", "True"], done.stderr
+    assert "Usage: sudokubench solve" in done.stdout

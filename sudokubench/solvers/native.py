@@ -30,8 +30,10 @@ of a shape loads its kernel function (`load`); the worker pool's fork server imp
 worker forked from it. The band kernel's machine code is also kept as an object file beside
 numba's cache (`native_object`, written by `warm`), which a process's first 9x9 Space loads
 without importing numba (`band_object`): 9x9 Spaces run it, and numba is imported only when
-another kernel is needed (another shape, `count_all`, `estimate`). `solve` never times
-compilation: `encode_s` holds the one-off load (in `prepare`), `solve_s` the search. A cached
+another kernel is needed (another shape, `count_all`, `estimate`): a pool's worker loads it
+before its first task of the shape (`load_shape`), outside that task's clock. `solve` never
+times compilation: `encode_s` holds the one-off load (in `prepare`, when no `load_shape` came
+first), `solve_s` the search. A cached
 function is checked against its own file only: after editing `native_kernel.py`, clear the
 cache (see that module's docstring).
 
@@ -551,6 +553,15 @@ class Native(BaseBackend):
         """numba's version."""
         return package_version("numba")
 
+    def load_shape(self, shape: Shape) -> None:
+        """Untimed: what the first `prepare` of a `shape` puzzle in this thread loads, loaded
+        now (the shape's Space, its tables and arrays, the kernel's entry; for any shape but
+        9x9 with the band kernel's kept machine code, numba's import and set-up and the
+        general kernel from its cache: 0.6-0.8 s of CPU). A pool's worker calls it before its
+        first task of each shape, and starts that task's clock (and timeout) after it
+        (`pool.worker`): the load counts against the backend's load limit, not the task's."""
+        self.prepare(Grid.empty(shape), 1)
+
     @applies_the_rule
     def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
         """`BaseBackend.solve` (`timed_solve`) with `prepare`, `bind` and `answer_timed` written
@@ -882,21 +893,17 @@ def ready() -> float:
     """What a process that solves needs before its first timed call (`available`); seconds.
 
     When the band kernel's machine code is kept (`band_object`), it loaded without numba and
-    run once (`load`), and the general kernel loaded from numba's cache, so that no task of
-    another shape pays numba's set-up. Else, when numba's cache holds the kernel
-    (`numba_cached`), the 9x9 band kernel loaded from it (`load`: the usual solve's; a 9x9
-    `count_all` or `estimate`, or another shape, loads the general kernel on its first use,
-    outside any timed call). Else
-    the whole kernel compiled, as `warm` does: a first compile makes every function once, so no
-    later call compiles.
+    run once (`load`). Else, when numba's cache holds the kernel (`numba_cached`), the 9x9
+    band kernel loaded from it (`load`: the usual solve's). Either way a 9x9 `count_all` or
+    `estimate`, or another shape, loads the general kernel on its first use, outside any timed
+    call: in the worker pool before that task's clock starts (`Native.load_shape`), so numba's
+    set-up (0.6-0.8 s of CPU, seconds on a busy machine) never counts against a task's
+    timeout. Else the whole kernel compiled, as `warm` does: a first compile makes every
+    function once, so no later call compiles.
     """
     start = time.perf_counter()
     if band_object() is not None:
         load(True)
-        # The general kernel too (numba's import and set-up, 0.6-0.8 s of CPU, seconds on a
-        # busy machine): else a worker's first puzzle of another shape paid them in its
-        # `prepare`, against that task's timeout (4x4 tasks timed out at 2 s under load).
-        load(False)
         return time.perf_counter() - start
     if numba_cached():
         return load(True)

@@ -10,17 +10,19 @@ operations, the idea of the band-wise solvers (JCZSolve, fsss2), written anew fo
   Cell 27b + p of the grid (row-major) is bit p of band b.
 - A digit's update (`digit`): its three bands' triads (row of the band x box: 9 bits) are
   reduced to the union of the permutations they hold (a band's digit takes one triad in each
-  row and each box; table `SHRINK`): pointing and claiming inside the band in one lookup, and
-  a contradiction when none is left. Across the bands, through the bands' column projections:
-  a box whose digit lies in one column takes that column from the other bands (pointing down
-  a stack), a column left to one band keeps that band's box to it (claiming), a column with
-  no place is a contradiction. Then its singles: a row, box or column of the digit with one
-  cell left places the digit there (hidden singles, and the cells already placed).
+  row and each box; table `T_SHRINK`, the cells of those triads): pointing and claiming
+  inside the band in one lookup, and a contradiction when none is left. Across the bands,
+  through the bands' column projections: a box whose digit lies in one column takes that
+  column from the other bands (pointing down a stack), a column left to one band keeps that
+  band's box to it (claiming), a column with no place is a contradiction. Then its singles:
+  a row, box or column of the digit with one cell left places the digit there (hidden
+  singles, and the cells already placed).
 - Naked singles per band from "seen once / seen twice" over the nine digits; a cell with no
   candidate is a contradiction.
 - Placing digit d at a cell (`place`) clears the cell in the other digits and the cell's row,
-  box (`ROWBOX`) and column in d; every digit touched is marked for an update (a
-  9-bit set). Propagation runs the updates and the naked singles to a fixpoint (`settle`).
+  box (`ROWBOX`) and column in d; every digit-band touched is marked for an update (bit
+  4d + b of a set). Propagation runs the updates and the naked singles to a fixpoint
+  (`settle`).
 - Branching on a cell with two candidates when there is one (else the fewest), the one whose
   row, column and box have the most open cells and cells with two candidates (`branch`),
   on an explicit stack of blocks; the last digit of a cell reuses the parent's block. Of a
@@ -34,11 +36,11 @@ Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
 multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
-`T_TCELLS`, `T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+`T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
-the CPU has them): a band's row and box singles (`_unit_singles`, eight 32-bit lanes) and the
-cells seen by one, two and three digits in all three bands at once (`_seen`, a 4-word load a
-digit).
+the CPU has them): a band's rows and boxes with one cell at most (`_unit_alone`, eight 32-bit
+lanes, their cells then from `T_UNITS`) and the cells seen by one, two and three digits in all
+three bands at once (`_seen`, a 4-word load a digit).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
@@ -77,7 +79,7 @@ from sudokubench.solvers.native_band_layout import (
     T_LOCK,
     T_ROWBOX,
     T_SHRINK,
-    T_TCELLS,
+    T_UNITS,
     TABLE_AT,
     TRIAD_FIRST,
     band_table_values,
@@ -110,7 +112,7 @@ assert STATE_SIZE == LAYOUT_STATE_SIZE
 
 
 def band_tables() -> np.ndarray:
-    """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.3 KB."""
+    """The band kernel's lookup tables as one flat int32 array (offsets `T_*`): 8.6 KB."""
     return np.array(band_table_values(), dtype=np.int32)
 
 
@@ -202,16 +204,63 @@ def _seen(typingctx, f, o):
     return types.UniTuple(types.int64, 9)(f, o), codegen
 
 
-#: A band's three rows and three boxes (`_unit_singles`' lanes; the last two lanes empty).
+@intrinsic
+def _column_singles(typingctx, x0, x1, x2):
+    """The columns (9 bits) holding exactly one cell of the three bands `x0`, `x1`, `x2`:
+    "seen once / seen twice" over the nine rows, the three bands in three 32-bit lanes of one
+    vector (the fourth empty): each band's rows seen once and twice, then across the bands
+    the pairwise ANDs by two lane rotations and the lanes ORed together. Generic LLVM
+    vectors (one SSE2 register), for the nine-step scalar chain of shifts, ANDs and ORs."""
+    if not all(isinstance(x, types.Integer) for x in (x0, x1, x2)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        vec = ir.VectorType(i32, 4)
+        v = ir.Constant(vec, None)
+        for lane, (value, kind) in enumerate(zip(args, signature.args, strict=True)):
+            word = builder.trunc(context.cast(builder, value, kind, types.int64), i32)
+            v = builder.insert_element(v, word, ir.Constant(i32, lane))
+
+        def lanes(value):
+            return ir.Constant(vec, [ir.Constant(i32, value)] * 4)
+
+        r0 = builder.and_(v, lanes(511))
+        r1 = builder.and_(builder.lshr(v, lanes(9)), lanes(511))
+        r2 = builder.lshr(v, lanes(18))
+        once = builder.or_(r0, r1)
+        twice = builder.or_(builder.and_(r0, r1), builder.and_(once, r2))
+        once = builder.or_(once, r2)
+
+        def rotate(value, by):
+            mask = [ir.Constant(i32, k) for k in ((by, (1 + by) % 3, (2 + by) % 3, 3))]
+            return builder.shuffle_vector(value, value, ir.Constant(vec, mask))
+
+        twice = builder.or_(twice, builder.and_(once, rotate(once, 1)))
+        for half in (2, 1):
+            mask = [ir.Constant(i32, (k + half) % 4) for k in range(4)]
+            twice = builder.or_(twice, builder.shuffle_vector(twice, twice, ir.Constant(vec, mask)))
+            once = builder.or_(once, builder.shuffle_vector(once, once, ir.Constant(vec, mask)))
+        single = builder.and_(once, builder.xor(twice, lanes(-1)))
+        out = builder.extract_element(single, ir.Constant(i32, 0))
+        return builder.zext(out, ir.IntType(64))
+
+    return types.int64(x0, x1, x2), codegen
+
+
+#: A band's three rows and three boxes (`_unit_alone`'s lanes; the last two lanes empty).
 UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
 
 
 @intrinsic
-def _unit_singles(typingctx, x):
-    """The cells of the 27-bit band `x` alone in their row or their box: the band ANDed with
-    its six units in the lanes of an 8 x 32-bit vector, each lane kept when it has one bit at
-    most (`m & (m - 1) == 0`), the lanes ORed together. Generic LLVM vectors (one AVX2
-    register, two SSE2 ones), where six scalar `m & (m - 1)` tests and selects were."""
+def _unit_alone(typingctx, x):
+    """The rows (bits 0-2) and boxes (bits 3-5) of a band where the 27-bit `x` has one cell
+    at most: the band ANDed with its six units in the lanes of an 8 x 32-bit vector, each
+    lane tested (`m & (m - 1) == 0`), the tests' mask as an integer (`vpcmp` into a mask
+    register and `kmov` with AVX-512, `vmovmskps` with AVX2). `x & T_UNITS[mask]` is then the
+    band's row and box singles: one table load where the lanes' horizontal OR (three
+    shuffles and ORs, the lane-crossing ones 3 cycles each) was, on the digit update's path.
+    Generic LLVM vectors (one AVX2 register, two SSE2 ones)."""
     if not isinstance(x, types.Integer):
         return None
 
@@ -224,12 +273,8 @@ def _unit_singles(typingctx, x):
         v = builder.and_(v, _lanes(builder, UNITS, vec))
         rest = builder.and_(v, builder.add(v, ir.Constant(vec, [ir.Constant(i32, -1)] * 8)))
         alone = builder.icmp_unsigned("==", rest, ir.Constant(vec, None))
-        v = builder.select(alone, v, ir.Constant(vec, None))
-        for half in (4, 2, 1):
-            mask = [ir.Constant(i32, (k + half) % 8) for k in range(8)]
-            v = builder.or_(v, builder.shuffle_vector(v, v, ir.Constant(vec, mask)))
-        out = builder.extract_element(v, ir.Constant(i32, 0))
-        return builder.zext(out, ir.IntType(64))
+        mask = builder.bitcast(alone, ir.IntType(8))
+        return builder.and_(builder.zext(mask, ir.IntType(64)), ir.Constant(ir.IntType(64), 63))
 
     return types.int64(x), codegen
 
@@ -246,12 +291,12 @@ def _pack_triads(typingctx, y):
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
         value = context.cast(builder, args[0], signature.args[0], types.int64)
-        value = builder.and_(value, ir.Constant(i64, TRIAD_FIRST))
-        if _has_bmi2():
+        if _has_bmi2():  # (`pext` reads the mask's bits only: no AND first)
             pext = builder.module.declare_intrinsic(
                 "llvm.x86.bmi.pext.64", fnty=ir.FunctionType(i64, [i64, i64])
             )
             return builder.call(pext, [value, ir.Constant(i64, TRIAD_FIRST)])
+        value = builder.and_(value, ir.Constant(i64, TRIAD_FIRST))
         g = builder.lshr(builder.mul(value, ir.Constant(i64, 21)), ir.Constant(i64, 4))
         g = builder.and_(g, ir.Constant(i64, ROW_TRIADS))
         g = builder.or_(
@@ -338,6 +383,16 @@ def triads(x: int) -> int:
     return _pack_triads(x | x >> 1 | x >> 2)
 
 
+#: Above every word of every block (`LEVEL_MASK`'s blocks): an offset in the blocks ANDed with
+#: it is the same offset, and LLVM then knows it is not negative.
+OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
+
+
+#: Every digit-band to update (`place`'s set: bit 4d + b for band b of digit d, four bits a
+#: digit so that a digit is its lowest bit's index shifted, not divided by three).
+ALL_DIRTY = 0x777777777
+
+
 @inlined
 def place(f, o, t, d, b, bit, dirty) -> int:
     """Place digit d at cell `bit` of band b (block at offset o); the updated dirty set.
@@ -345,30 +400,32 @@ def place(f, o, t, d, b, bit, dirty) -> int:
     Without a branch a digit (which digits hold the cell is what the branch predictor cannot
     guess): every digit's band loses the cell and is marked when it held it, then d gets its
     cell back and loses the cell's row, box and column."""
+    o &= OFFSET_MASK  # (its indices not negative: no wraparound checks)
     nbit = ~bit
     p = low_index(bit)
     for e in range(9):
         i = o + 3 * e + b
         m = f[i]
         f[i] = m & nbit
-        dirty |= ((m >> p) & 1) << (3 * e + b)
+        dirty |= ((m >> p) & 1) << (4 * e + b)
     col = ~columns(1 << (p % 9))
     f[o + 3 * d] &= col
     f[o + 3 * d + 1] &= col
     f[o + 3 * d + 2] &= col
     f[o + 3 * d + b] = (f[o + 3 * d + b] & ~t[T_ROWBOX + p]) | bit
     f[o + 27 + b] &= nbit
-    return dirty | (7 << 3 * d)
+    return dirty | (7 << 4 * d)
 
 
 @inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
-    -1 on a contradiction, else the digit-bands to update again (a set of bits 3d + b); and
+    -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
     the counters `hidden` and `locked` (the hidden singles placed, the candidates removed by
     the locked rules) with this update's added. Counters in registers, not in the state
     array: a store there could alias the blocks, and the loads after it would be redone."""
-    base = o + 3 * d
+    o &= OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks of its indices)
+    base = (o + 3 * d) & OFFSET_MASK
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
@@ -377,17 +434,17 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         s = t[T_SHRINK + triads(x0)]
         if s == 0:
             return -1, hidden, locked
-        x0 &= t[T_TCELLS + (s & 511)]
+        x0 &= s
     if bands & 2:
         s = t[T_SHRINK + triads(x1)]
         if s == 0:
             return -1, hidden, locked
-        x1 &= t[T_TCELLS + (s & 511)]
+        x1 &= s
     if bands & 4:
         s = t[T_SHRINK + triads(x2)]
         if s == 0:
             return -1, hidden, locked
-        x2 &= t[T_TCELLS + (s & 511)]
+        x2 &= s
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
@@ -425,40 +482,16 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    # Singles: a column's, a row's or a box's one cell (`_unit_singles`, no table).
-    once = x0 & 511
-    v = (x0 >> 9) & 511
-    twice = once & v
-    once |= v
-    v = x0 >> 18
-    twice |= once & v
-    once |= v
-    v = x1 & 511
-    twice |= once & v
-    once |= v
-    v = (x1 >> 9) & 511
-    twice |= once & v
-    once |= v
-    v = x1 >> 18
-    twice |= once & v
-    once |= v
-    v = x2 & 511
-    twice |= once & v
-    once |= v
-    v = (x2 >> 9) & 511
-    twice |= once & v
-    once |= v
-    v = x2 >> 18
-    twice |= once & v
-    once |= v
-    colone = columns(once & ~twice)
-    dirty = again << 3 * d
+    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
+    # `T_UNITS`).
+    colone = columns(_column_singles(x0, x1, x2))
+    dirty = again << 4 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
         x = f[base + b]
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
-            solo |= _unit_singles(x)
+            solo |= x & t[T_UNITS + _unit_alone(x)]
         solo &= f[o + 27 + b]
         while solo:
             bit = solo & -solo
@@ -474,11 +507,12 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
 def settle(f, o, t, dirty, hidden, locked) -> tuple[int, int, int]:
     """Digit updates and naked singles to a fixpoint; the open cells, or -1; and the
     counters `hidden` and `locked` with the fixpoint's added (`digit`)."""
+    o &= OFFSET_MASK
     while True:
         while dirty:
-            d = low_index(dirty & -dirty) // 3
-            bands = (dirty >> 3 * d) & 7
-            dirty ^= bands << 3 * d
+            d = low_index(dirty) >> 2
+            bands = (dirty >> 4 * d) & 7
+            dirty ^= bands << 4 * d
             more, hidden, locked = digit(f, o, t, d, bands, hidden, locked)
             if more < 0:
                 return -1, hidden, locked
@@ -698,7 +732,7 @@ def search(work, st) -> int:
             return FINISHED
         todo_at[0] = 0
         w = 0
-        dirty = BAND
+        dirty = ALL_DIRTY
         expand = True
     else:
         w = st[FROM] + 1

@@ -37,12 +37,12 @@ TRIAD_FIRST = sum(1 << 3 * i for i in range(9))
 ROW_TRIADS = 7 * COLUMN_SPREAD
 
 # Offsets of the tables in the flat int32 `table` array (`band_tables`).
-T_SHRINK = 0  # 512: a band's 9 triads -> the union of the permutations they hold
-T_TCELLS = 512  # 512: 9 triads -> their cells (27 bits)
-T_LOCK = 1024  # 512: a band's columns -> those alone in their box (a box in one column)
-T_CLAIM = 1536  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
-T_ROWBOX = 2048  # 27: a cell's row and box in its band, itself excluded
-TABLE_SIZE = 2075
+T_SHRINK = 0  # 512: a band's 9 triads -> the cells of the union of the permutations they hold
+T_LOCK = 512  # 512: a band's columns -> those alone in their box (a box in one column)
+T_CLAIM = 1024  # 512: columns alone in a band -> the cells of their boxes off them (| BAD)
+T_ROWBOX = 1536  # 27: a cell's row and box in its band, itself excluded
+T_UNITS = 1563  # 64: a set of a band's rows (bits 0-2) and boxes (bits 3-5) -> their cells
+TABLE_SIZE = 1627
 #: The flag of `T_CLAIM` for two columns of one box left to one band: a contradiction.
 BAD = 1 << 30
 #: The band kernel's state array (`search`'s `st`, a run's own): the general kernel's state
@@ -72,8 +72,9 @@ def band_table_values() -> list[int]:
             bits = sum(1 << (3 * r + p[r]) for r in range(3))
             if tri & bits == bits:
                 keep |= bits
-        t[T_SHRINK + tri] = keep
-        t[T_TCELLS + tri] = sum(7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if tri >> i & 1)
+        t[T_SHRINK + tri] = sum(
+            7 << (9 * (i // 3) + 3 * (i % 3)) for i in range(9) if keep >> i & 1
+        )
     for v in range(512):
         groups = [(v >> 3 * k) & 7 for k in range(3)]
         t[T_LOCK + v] = sum(g << 3 * k for k, g in enumerate(groups) if g & (g - 1) == 0)
@@ -87,6 +88,11 @@ def band_table_values() -> list[int]:
     for p in range(27):
         r, c = divmod(p, 9)
         t[T_ROWBOX + p] = (511 << 9 * r | boxes[c // 3]) & ~(1 << p)
+    units = [511, 511 << 9, 511 << 18, *boxes]
+    for k in range(64):
+        for i, u in enumerate(units):
+            if k >> i & 1:
+                t[T_UNITS + k] |= u
     return t
 
 

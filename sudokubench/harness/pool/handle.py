@@ -4,8 +4,9 @@ A handle starts its worker (`pool/worker.py`'s `worker_main`, with the caller's 
 hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps the tasks in
 flight in the order the worker runs them and the clock of the one at their head: its deadline
 is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
-before (`due` also looks at the worker's shared marker, so a later task with a shorter timeout
-is not overlooked behind held outcomes), and its pace (`look`, from that marker at each of the
+before and while the worker loads what the backend needs for a new shape (`loading`); `due`
+also looks at the worker's shared marker, so a later task with a shorter timeout is not
+overlooked behind held outcomes; and its pace (`look`, from that marker at each of the
 parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
 sleep and `wants` into a third batch). `describe_exit` words how a dead worker ended.
 Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
@@ -204,6 +205,19 @@ class WorkerHandle:
         self.loaded.add(self.tasks[0].backend)
         self._mark = None  # (the load is not part of the pace)
         self.arm(now, grace)
+
+    def loading(self, task_id: object, now: float) -> None:
+        """The worker loads what its backend needs for the shape of the task at the head
+        before that task's clock starts (`worker._load_shape`): until its ("ready", task_id),
+        the deadline is the load limit, and a worker killed at it failed to load (as on a
+        backend's first load), not to solve in time."""
+        tasks = self.tasks
+        if not tasks or tasks[0].task_id != task_id:
+            raise ProtocolError(f"task {task_id!r} announced loading when it was not due")
+        self.loaded.discard(tasks[0].backend)
+        self._mark = None  # (the load is not part of the pace)
+        self.started = now
+        self.deadline = now + LOAD_TIMEOUT
 
     def send(self, batch: list[Task], grace: Callable[[float], float]) -> None:
         idle = not self.tasks

@@ -438,8 +438,10 @@ class LocalPool:
                             found.extend(self._within_memory(worker, o) for o in batch.outcomes())
                         worker.arm(now, self.grace)
                         continue
-                    # ("ready", task_id): backend loaded, clock starts
-                    worker.ready(message[1], now, self.grace)
+                    if message[0] == "load":  # ("load", task_id): a shape's load, untimed
+                        worker.loading(message[1], now)
+                    else:  # ("ready", task_id): backend loaded, clock starts
+                        worker.ready(message[1], now, self.grace)
                     continue
                 if self.memory_limit is None:  # outcomes, in task order, in one loop
                     take_outcomes(tasks, message, found)  # (a bad one leaves it in flight)

@@ -3,7 +3,8 @@
 Parent -> worker: a batch, a list of `Task`s as plain tuples (smaller and faster to pickle than
 named ones), or None to stop, sent with `multiprocessing.connection.Connection.send` (one
 pickle a message: the worker unpickles only what the parent chose). Worker -> parent:
-("ready", task_id) once a task's backend is loaded (its clock starts then), or a list of
+("ready", task_id) once a task's backend is loaded (its clock starts then; ("load",
+task_id) before a backend's load of a new shape, which `ready` ends), or a list of
 outcomes in task order, each a plain tuple whose first field is the task id (`to_wire`) and
 which `from_wire` names again (`take_outcomes` a message's at once). A worker of sudokubench's
 own backends adds two fields after an outcome's own: its solutions and stats as the JSON text
@@ -196,10 +197,10 @@ def decode(line: bytes) -> Any:
         raise ProtocolError(f"bytes that are not a message ({type(exc).__name__})") from None
     if type(message) is not list or not message:
         raise ProtocolError(f"a message that is not a list ({type(message).__name__})")
-    if message[0] == "ready":
+    if message[0] in ("ready", "load"):
         if len(message) != 2 or type(message[1]) is not int:
-            raise ProtocolError("a malformed ready message")
-        return ("ready", message[1])
+            raise ProtocolError(f"a malformed {message[0]} message")
+        return (message[0], message[1])
     for k, wire in enumerate(message):
         why = _malformed(wire)
         if why is not None:

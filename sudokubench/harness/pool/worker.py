@@ -242,7 +242,9 @@ def worker_main(
     confined: tuple[str, str] | None = None,
     memory_limit: int | None = None,
 ) -> None:
-    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes.
+    """Worker loop: receive batches, send ("ready", id) after loading a backend, then outcomes;
+    ("load", id) and ("ready", id) around a backend's load of a shape it has not solved here
+    (`_load_shape`).
 
     Outcomes go back as lists: tasks run within `HOLD` seconds from the start of the first one
     not yet sent travel together (one message, one system call), and any wait for a new batch
@@ -328,6 +330,12 @@ def _serve(
     # what it held as one message of the rows' columns (`batch.to_columns`); a plug-in's
     # lane sends none (its parent makes its own of what it checked itself).
     texts = not isinstance(conn, PlainEnd)
+    # Each backend's shapes loaded here (`_load_shape`), by (backend, box, the puzzle's
+    # length); the last task's apart, so that a task of the same looks no further (about
+    # 0.1 us a task).
+    shapes: set[tuple[str, str | None, int]] = set()
+    name = box = None
+    cells = -1
 
     def flush() -> None:
         if done:
@@ -373,10 +381,18 @@ def _serve(
                 if (program := _program(backend)) is not None:
                     program.memory_limit = memory_limit
                 backends[task.backend] = backend
+                name, box, cells = task.backend, task.box, len(task.puzzle)
+                shapes.add((name, box, cells))  # (loaded by `_load`)
                 if warm_up:
                     with contextlib.suppress(BaseException):  # (the timed call says it again)
                         run_task(backend, task)
                     send(conn, ("ready", task.task_id))
+            elif len(task.puzzle) != cells or task.box != box or task.backend != name:
+                name, box, cells = key = task.backend, task.box, len(task.puzzle)
+                if key not in shapes:  # its first task of this shape: load it, untimed
+                    shapes.add(key)
+                    flush()
+                    _load_shape(conn, backend, task, announce=True)
             if not done:
                 since = time.perf_counter()
             try:
@@ -409,5 +425,28 @@ def _load(conn: Connection | PlainEnd, task: Task) -> Any:
     if not ok:
         send(conn, [to_wire(failed(task, Status.ERROR, f"backend not available: {reason}"))])
         return None
+    _load_shape(conn, backend, task, announce=False)  # (under the same load limit)
     send(conn, ("ready", task.task_id))
     return backend
+
+
+def _load_shape(conn: Connection | PlainEnd, backend: Any, task: Task, announce: bool) -> None:
+    """What the task's backend loads for the task's shape (its `load_shape`, when it has one:
+    `native`'s kernel of another shape than 9x9, numba's set-up with it), done before the
+    task's clock starts. With `announce`, ("load", task_id) first: the parent then gives the
+    task the backend's load limit instead of its timeout until ("ready", task_id) after the
+    load, where its clock starts (`WorkerHandle.loading`). Never raises: a load that fails
+    leaves the task's own `prepare` to report it; one that hangs is killed at the load limit."""
+    try:
+        load = getattr(backend, "load_shape", None)
+        if load is None:
+            return
+        shape = Shape.parse(task.box) if task.box else Shape.for_cells(len(task.puzzle))
+    except Exception:  # (a puzzle in another notation: its `prepare` loads what it needs)
+        return
+    if announce:
+        send(conn, ("load", task.task_id))
+    with contextlib.suppress(Exception):
+        load(shape)
+    if announce:
+        send(conn, ("ready", task.task_id))
