@@ -249,7 +249,7 @@ def serve(
     sys.call_tracing(worker._serve, (conn, None, False, None))
     cpu = time.process_time() - cpu
     answers = [pickle.loads(m) for m in conn.sent]
-    rows = sum(len(m[2]) for m in answers if m[0] == "rows")
+    rows = sum(len(m[3]) for m in answers if m[0] == "rows")  # (a row's effort kind a byte)
     print(
         f"the worker's loop over {len(tasks)} tasks: {len(conn.sent)} messages, {rows} rows, "
         f"{cpu / len(tasks) * 1e6:.1f} us of CPU a task; load average {load_average()}"

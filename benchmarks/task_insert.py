@@ -18,12 +18,13 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 from _common import harness_setup
 
 from sudokubench.harness.pool import Task, run_task
-from sudokubench.harness.pool.batch import WIDTH, to_columns
+from sudokubench.harness.pool.batch import WIDTH, take_batch, to_columns
 from sudokubench.harness.schema import SCHEMA
 from sudokubench.harness.store_write import (
     _CONSTANT_TASK,
@@ -49,7 +50,7 @@ def rows(backend_name: str, puzzles: list[str], limit: int, timeout: float) -> l
         task = Task(k, f"17clue:{k + 1}", line, None, backend_name, limit, timeout, 0)
         message = to_columns([run_task(backend, task)])
         assert message is not None
-        values.extend(message[1])
+        values.extend(take_batch(deque([task]), message).values)  # (as the parent takes it)
     return values
 
 

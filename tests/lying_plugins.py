@@ -8,6 +8,9 @@ what reaches the harness contradicts itself:
 - `UnsatisfiableWithoutProof`: UNSATISFIABLE, but its search was not exhaustive.
 - `CountAboveSolutions`: the true solutions, claimed exhaustive with a count of 5.
 - `ExhaustiveError`: ERROR, and its search exhaustive.
+- `KeptBytesNotCells`: each solution a grid whose cells break the puzzle, with the true
+  solution's bytes kept beside them (as `Grid._from_bytes` keeps the bytes it made the cells
+  of): the answer is its cells, so it is wrong.
 
 tests/ is on `sys.path` under pytest; a CLI subprocess needs it on `PYTHONPATH`.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fake_backends import Fake, honest
+from fake_backends import Fake, honest, pattern_grid
 
 from sudokubench.backend import SolveResult, Status
 from sudokubench.grid import Grid
@@ -74,3 +77,21 @@ class ExhaustiveError(_Liar):
 
     name = "lying_plugins:ExhaustiveError"
     lie = "ExhaustiveError"
+
+
+class KeptBytesNotCells(Fake):
+    """The true solution's bytes kept beside cells that break the puzzle."""
+
+    name = "lying_plugins:KeptBytesNotCells"
+
+    def solve(self, puzzle: Grid, *, limit: int = 1, timeout: float | None = None) -> SolveResult:
+        """Answer truly, then put a wrong grid's cells in each solution, its bytes kept."""
+        result = dataclasses.replace(honest(puzzle, limit), backend=self.name)
+        wrong = pattern_grid(puzzle).cells
+        forged = []
+        for solution in result.solutions:
+            grid = Grid._from_bytes(puzzle.shape, bytes(solution.cells))
+            object.__setattr__(grid, "cells", wrong)
+            forged.append(grid)
+        object.__setattr__(result, "solutions", tuple(forged))
+        return result

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from array import array
 from collections import deque
 from pathlib import Path
 
@@ -147,10 +148,11 @@ def test_a_batch_of_the_usual_and_the_rest_makes_the_rows_and_outcomes_of_its_ou
     outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
     message = to_columns(outcomes)
     assert message is not None and message[0] == "rows"
-    assert message[1][2::WIDTH] == lines and message[1][19::WIDTH] == [HOST] * 6
+    assert lines[0] not in repr(message)  # (the task's fields are the parent's own)
     flight = deque(planned)
     batch = take_batch(flight, message)
     assert not flight and batch.ids == list(range(6)) and not batch.usual
+    assert batch.values[2::WIDTH] == lines and batch.values[19::WIDTH] == [HOST] * 6
     rows = [to_row(o, None) for o in outcomes]
     assert batch.rows() == rows
     assert rows[3].status == Status.TIMEOUT and "over the 10 s limit" in rows[3].message
@@ -167,24 +169,41 @@ def test_a_columnar_message_not_of_the_tasks_due_takes_none():
     planned = tasks(PUZZLES[:3])
     with LocalPool(jobs=1) as pool:
         outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    outcomes = [o._replace(peak_memory_bytes=1000 + k) for k, o in enumerate(outcomes)]
     message = to_columns(outcomes)
     for flight in (deque(planned[1:]), deque(planned[:2]), deque([planned[1], *planned])):
         before = list(flight)
         with pytest.raises(ProtocolError):
             take_batch(flight, message)
         assert list(flight) == before
+    _, ids, columns, kinds, solutions, stats = message
+    assert type(columns[3]) is bytes and type(columns[11]) is array  # (times; the peaks differ)
+
+    def changed(at: int, column) -> tuple:
+        return ("rows", ids, (*columns[:at], column, *columns[at + 1 :]), kinds, solutions, stats)
+
     for bad in (
-        ("rows", message[1][:-1], *message[2:]),
-        (*message[:4], list(message[4]), message[5]),
+        ("rows", ids[:-1], *message[2:]),
+        (*message[:4], tuple(solutions), stats),
         message[:5],
+        ("rows", ids, columns[:-1], kinds, solutions, stats),
+        ("rows", ids, columns, kinds, [*solutions, "[]"], stats),
+        ("rows", ids, columns, kinds, solutions, stats[:-1]),
+        changed(3, columns[3][:-8]),  # (a row's time short)
+        changed(11, array("q", list(columns[11])[:-1])),
+        changed(11, array("l", columns[11])),
+        changed(1, [1] * 5),
+        changed(0, "lost"),  # (a status that does not exist)
+        changed(0, ["solved"] * 5 + [["solved"]]),
+        changed(0, {}),
     ):
+        flight = deque(planned)
         with pytest.raises(ProtocolError):
-            take_batch(deque(planned), bad)
-    unknown = list(message[1])
-    unknown[7] = "lost"
-    with pytest.raises(ProtocolError):
-        take_batch(deque(planned), ("rows", unknown, *message[2:]))
+            take_batch(flight, bad)
+        assert list(flight) == planned  # (none taken)
     assert to_columns([outcomes[0]._replace(checked=False)]) is None
+    past = outcomes[0]._replace(task=outcomes[0].task._replace(task_id=2**63))
+    assert to_columns([past]) is None  # (an id past 64 bits: sent as outcomes)
 
 
 @pytest.mark.parametrize("order", ["in a row", "shuffled"])

@@ -5,16 +5,18 @@ and None (today's path) for anything it cannot vouch for."""
 from __future__ import annotations
 
 import random
+from array import array
+from collections import deque
 from types import MappingProxyType
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection, pattern_cells, pattern_solution
+from support import MULTIPLE, TELEGRAM, cli, collection, pattern_cells, pattern_solution
 
 from sudokubench import grid
 from sudokubench.backend import SolveResult, Status, Timed
 from sudokubench.grid import SHAPES, Grid, Shape, is_solution, valid_lines
-from sudokubench.harness.pool import Task, failed
-from sudokubench.harness.pool.batch import solved_columns, to_columns
+from sudokubench.harness.pool import HOST, Task, failed
+from sudokubench.harness.pool.batch import WIDTH, Batch, solved_columns, take_batch, to_columns
 from sudokubench.harness.pool.worker import Solved, _failed, finish, solve
 from sudokubench.solvers import get_backend
 
@@ -44,6 +46,11 @@ def both(done: list[Solved]) -> tuple | None:
     return new
 
 
+def taken(done: list[Solved], message: tuple) -> Batch:
+    """The message as the parent takes it against the batch's tasks (`take_batch`)."""
+    return take_batch(deque(s.task for s in done), message)
+
+
 def tasks_of(lines: list[str], backend: str, limit: int = 2) -> list[Task]:
     return [Task(k, f"t:{k}", p, None, backend, limit, 10.0, 0) for k, p in enumerate(lines)]
 
@@ -67,9 +74,20 @@ def test_the_usual_batch_goes_straight_to_the_same_columns(backend):
     done = solved_with(backend, [*PUZZLES, TELEGRAM])
     message = both(done)
     assert message is not None  # (the batch's path taken)
-    _, values, cpus, waits, kinds, efforts = message
-    assert len(cpus) == len(waits) == len(kinds) == len(efforts) == len(done)
-    assert values[10::21].count("[]") == 0 and None not in waits
+    batch = taken(done, message)
+    assert len(batch.cpus) == len(batch.waits) == len(batch.kinds) == len(batch.efforts)
+    assert len(batch) == len(done) and len(batch.values) == len(done) * WIDTH
+    assert batch.values[10::WIDTH].count("[]") == 0 and None not in batch.waits
+    # (a handful of objects whatever the batch's length: the columns every row shares are
+    # one value each, the floats bytes, the texts one str each)
+    _, ids, columns, kinds, solutions, stats = message
+    assert len(ids) == 8 * len(done) and kinds == kinds[:1] * len(done)
+    assert {type(c) for c in columns} <= {bytes, str, int, type(None), array}
+    assert columns[0] == "solved" and columns[8:11] == (1, None, HOST)
+    assert len(solutions) == len(stats) == len(done)
+    grids = [g for s in done for g in s.timed.answer.solutions]
+    kept = ["_digit_bytes" in vars(g) for g in grids]
+    assert all(kept) if backend == "native" else not any(kept)  # (`native` keeps its rows')
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -79,7 +97,7 @@ def test_every_shape_and_several_solutions_an_answer(shape):
         done = solved_with("native", lines, limit)
         message = both(done)
         assert message is not None
-        verdicts = message[1][16::21]
+        verdicts = taken(done, message).values[16::WIDTH]
         if limit > 1:
             assert any(v.startswith(">=") for v in verdicts)  # (several solutions sent)
 
@@ -88,10 +106,12 @@ def test_several_and_unsatisfiable_answers_in_one_batch():
     conflict = "11" + PUZZLES[0][2:]  # (two 1s in row 1: unsatisfiable without a search)
     lines = [MULTIPLE, conflict, *PUZZLES[:5], conflict, MULTIPLE]
     for limit in (1, 2, 30):
-        message = both(solved_with("native", lines, limit))
+        done = solved_with("native", lines, limit)
+        message = both(done)
         assert message is not None
-        assert message[1][7::21].count("unsatisfiable") == 2
-        assert message[1][10::21][1] == "[]"
+        values = taken(done, message).values
+        assert values[7::WIDTH].count("unsatisfiable") == 2
+        assert values[10::WIDTH][1] == "[]"
 
 
 def result(puzzle: Grid, **fields) -> SolveResult:
@@ -195,11 +215,12 @@ def odd_cases() -> dict[str, tuple[Solved, bool]]:
 
 @pytest.mark.parametrize("case", list(odd_cases()))
 def test_an_odd_task_makes_the_same_message_or_goes_finishs_way(case):
-    odd, taken = odd_cases()[case]
-    message = both(with_one(odd))
-    assert (message is not None) == taken
+    odd, goes = odd_cases()[case]
+    done = with_one(odd)
+    message = both(done)
+    assert (message is not None) == goes
     if case == "a count of 100 under a limit of 200":
-        assert message[1][3 * 21 + 16] == ">=100"
+        assert taken(done, message).values[3 * WIDTH + 16] == ">=100"
 
 
 def test_counts_of_64_and_more_and_mixed_claims_in_one_batch():
@@ -209,9 +230,10 @@ def test_counts_of_64_and_more_and_mixed_claims_in_one_batch():
     many = blanked(shape, 0.3, 7)  # (thousands of solutions)
     lines = [many, *PUZZLES[:3], MULTIPLE, many]
     for limit in (2, 63, 64, 100):
-        message = both(solved_with("native", lines, limit))
+        done = solved_with("native", lines, limit)
+        message = both(done)
         assert message is not None
-        verdicts = message[1][16::21]
+        verdicts = taken(done, message).values[16::WIDTH]
         assert verdicts[1:4] == ["=1"] * 3 and verdicts[0] == f">={limit}"
 
 
@@ -224,7 +246,7 @@ def test_uniform_odd_batches_still_agree():
     odd = [held(s.task, s.puzzle, result(s.puzzle, stats=MappingProxyType(keys))) for s in base]
     message = both(odd)
     assert message is not None
-    assert message[4] == bytes([1]) * 4  # (the effort: "nodes", before "decisions")
+    assert message[3] == bytes([1]) * 4  # (the effort: "nodes", before "decisions")
     none = [held(s.task, s.puzzle, result(s.puzzle, stats=MappingProxyType({}))) for s in base]
     assert both(none) is not None
 
@@ -286,3 +308,67 @@ def test_the_values_texts_made_and_then_looked_up(monkeypatch):
     monkeypatch.setattr(batch, "_TEXTS_KEPT", 2)
     assert repr(both(done)) == repr(first)
     assert len(batch._INT_TEXTS) <= 2 + 20 * 6
+
+
+def forged(grid_cells: tuple[int, ...], kept: bytes, shape: Shape) -> Grid:
+    """A grid whose kept bytes (`Grid._from_bytes`'s) are not its cells, as a plug-in can
+    make one."""
+    made = Grid._from_bytes(shape, kept)
+    object.__setattr__(made, "cells", grid_cells)
+    return made
+
+
+def test_kept_bytes_are_native_s_own_row():
+    """`native`'s grids keep the bytes of the kernel's row their cells were made of, one
+    solution or several an answer."""
+    for limit in (1, 2, 5):
+        for s in solved_with("native", [*PUZZLES[:5], MULTIPLE], limit):
+            for solution in s.timed.answer.solutions:
+                assert vars(solution)["_digit_bytes"] == bytes(solution.cells)
+                assert type(solution.digit_bytes()) is bytes
+
+
+@pytest.mark.parametrize("backend", ["lying_plugins:KeptBytesNotCells", "exec:cat"])
+def test_a_plugin_s_grid_is_read_by_its_cells_not_its_kept_bytes(backend):
+    """Kept bytes are read only of sudokubench's own backends (`guard.trusted`): a plug-in's
+    or a program's grid whose kept bytes differ from its cells is checked by its cells, the
+    wrong answer reported as `finish` reports it, a right one stored as its cells' line."""
+    base = usual(6)
+    shape = base[0].puzzle.shape
+    for everyone in (False, True):
+        wrong, right = [], []
+        for k, s in enumerate(base):
+            task = s.task._replace(backend=backend) if everyone or k == 3 else s.task
+            good = s.timed.answer.solutions[0]
+            bad = Grid(shape, tuple(pattern_cells(shape)))
+            # (the true solution's bytes beside wrong cells; wrong bytes beside the true cells)
+            lying = forged(bad.cells, bytes(good.cells), shape)
+            honest_cells = forged(good.cells, bytes(bad.cells), shape)
+            wrong.append(held(task, s.puzzle, result(s.puzzle, solutions=(lying,))))
+            right.append(held(task, s.puzzle, result(s.puzzle, solutions=(honest_cells,))))
+        assert both(wrong) is None  # (`finish` then says what is wrong with it)
+        outcome = finish(wrong[3])
+        assert outcome.problem is not None and outcome.solutions == (str(bad),)
+        message = both(right)
+        assert message is not None
+        solutions = taken(right, message).values[10::WIDTH]
+        assert solutions == [f'["{s.timed.answer.solutions[0]}"]' for s in base]
+
+
+def test_a_plugin_s_kept_bytes_beside_wrong_cells_are_wrong_in_a_run(tmp_path):
+    """End to end: a plug-in's grids whose kept bytes are the true solution's and whose cells
+    break the puzzle are stored and reported wrong, never solved."""
+    (tmp_path / "p.txt").write_text(f"{TELEGRAM}\n{PUZZLES[0]}\n", encoding="utf-8")
+    liar = "lying_plugins:KeptBytesNotCells"
+    done = cli("compare", "p.txt", "-b", f"native,{liar}", "--db", "r.sqlite", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"WRONG p.txt:1: {liar}" in done.stdout
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        rows = db.execute(
+            "SELECT backend, status, valid, problem FROM tasks ORDER BY backend, task_id"
+        ).fetchall()
+    lying = [r for r in rows if r[0] == liar]
+    assert len(lying) == 2 and all(r[2] == 0 and r[3] for r in lying)
+    assert all(r[1:3] == ("solved", 1) for r in rows if r[0] == "native")

@@ -58,6 +58,7 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import cache
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -702,17 +703,25 @@ class Native(BaseBackend):
             code, found = raw
         st = run.st.tolist()  # one read of the state: the rows saved and the counters
         saved = st[SAVED]
+        # Each grid made from its row's bytes, which it keeps (`Grid._from_bytes`: the cells
+        # and the kept bytes from the same bytes), so that the worker's batch checks and
+        # stores those bytes without making them again from the cells (`pool/batch.py`).
         if found:
-            found = (*found, *run.grids(saved))
+            rows = map(bytes, run.sols[:saved])
+            found = (*found, *map(Grid._from_bytes, repeat(run.shape, saved), rows))
         elif saved == 1:  # the common case (limit 1, or a unique puzzle): the first row
             space = run.space
-            grid = _new_object(Grid)  # `Grid._unchecked`, inline: a call fewer
+            digits = bytes(space.first)
+            grid = _new_object(Grid)  # `Grid._from_bytes`, inline: a call fewer
             _set_attribute(
-                grid, "__dict__", {"shape": run.shape, "cells": space.first_cells(space.first)}
+                grid,
+                "__dict__",
+                {"shape": run.shape, "cells": space.first_cells(digits), "_digit_bytes": digits},
             )
             found = (grid,)
         else:  # every grid is still in the kernel's rows
-            found = tuple(run.grids(saved))
+            rows = map(bytes, run.sols[:saved])
+            found = tuple(map(Grid._from_bytes, repeat(run.shape, saved), rows))
         status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
         stats = {  # `run.stats(st)`, inline: a method call fewer
             "nodes": st[NODES],

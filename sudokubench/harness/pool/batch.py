@@ -3,20 +3,30 @@ the rows ready for one INSERT and the columns the tally adds at once.
 
 A worker of sudokubench's own backends (its outcomes checked where they were made, their
 solutions and stats sent as the JSON the database stores: `wire.to_wire`'s texts) sends what
-it held as one message, ("rows", values, cpus, waits, kinds, efforts):
+it held as one message, ("rows", ids, columns, kinds, solutions, stats):
 
-- `values`: every outcome's task row as the tasks table stores it, after the run id, the rows
-  one after the other in one flat list (`WIDTH` values a row, `TaskRow`'s order, as
-  `store_write.task_to_sql` makes them: the status as its text, the flags as 1/0, the
-  solutions and stats as their JSON text), the host `track.to_row` gives a local worker's
-  outcome (this machine's);
-- `cpus`, `waits`: each row's `cpu_s` and `cpu_wait_s` from its stats (None where absent), as
-  the tally reads them;
-- `kinds`, `efforts`: each row's `stats.effort_of`, its kind as a byte (its place in
-  `stats.EFFORT_KEYS`, `NO_EFFORT` for none) and its value (NaN for none).
+- `ids`: the rows' task ids as bytes (`array("q")`), in order: the parent checks them against
+  the tasks it has in flight and takes every task field of a row (its id, puzzle's id and
+  line, backend, limit, timeout, sample) from its own task, so the worker sends none of them;
+- `columns`: a tuple of the row's other fields as the tasks table stores them (`COLUMNS`:
+  the status as its text, count, the exhaustive flag as 1/0, the three times, message,
+  verdict, the valid flag as 1/0, problem, host, peak), then the tally's three: each row's
+  `cpu_s` and `cpu_wait_s` from its stats (None where absent) and its `stats.effort_of`
+  value (NaN for none). Each is one of four forms (`_column`): bytes, the rows' values when
+  all are floats, as `array("d")` (every float's bits); one value that is not a list, bytes
+  nor an array, when every row has it (the same type and equal: the status, count, flags,
+  message, verdict, problem, host and often the peak of a usual batch); an `array("q")`,
+  the rows' values when all are ints within 64 bits (not all one); else a list of them;
+- `kinds`: each row's effort kind as a byte (its place in `stats.EFFORT_KEYS`, `NO_EFFORT`
+  for none);
+- `solutions`, `stats`: lists of each row's solutions and stats as their JSON text (made
+  for the batch at once, split from one text: the parent unpickles them as they are, which
+  costs it less than splitting one text itself).
 
-So the parent makes no `Outcome`, `TaskRow` or SQL tuple of a task: it checks the message's
-task ids against the tasks in flight, makes an answer that came after the limit a TIMEOUT
+So a batch's message is a handful of objects and the two texts a row: the parent fills the
+flat rows by slices. It makes no
+`Outcome`, `TaskRow` or SQL tuple of a task: it checks the message's task ids against the
+tasks in flight, makes an answer that came after the limit a TIMEOUT
 (`stats.limited_status`, with `to_row`'s message; looked for a batch at a time), hands the
 flat list to the writer (`TaskWriter.add_values`: the run id is in the statement) and the
 columns to the tally (`Tally.add_columns`). Whatever is not the usual
@@ -33,6 +43,8 @@ from __future__ import annotations
 
 import json
 import math
+import struct
+from array import array
 from collections import deque
 from collections.abc import Sequence
 from functools import lru_cache
@@ -44,7 +56,7 @@ from typing import Any
 
 from sudokubench.backend import SolveResult, Status
 from sudokubench.grid import _LINE_BYTES, Grid, valid_lines
-from sudokubench.harness.pool.guard import MESSAGE_CHARS, STAT_KEY_CHARS, STATS_ENTRIES
+from sudokubench.harness.pool.guard import MESSAGE_CHARS, STAT_KEY_CHARS, STATS_ENTRIES, trusted
 from sudokubench.harness.pool.probe import HOST
 from sudokubench.harness.pool.task import Outcome, Task
 from sudokubench.harness.pool.wire import ProtocolError, stored_texts
@@ -52,13 +64,19 @@ from sudokubench.harness.records import TaskRow
 from sudokubench.harness.stats import EFFORT_KEYS, FINISHED
 from sudokubench.harness.verify import verdict_of
 
-__all__ = ["KIND", "WIDTH", "Batch", "solved_columns", "take_batch", "to_columns"]
+__all__ = ["COLUMNS", "KIND", "WIDTH", "Batch", "solved_columns", "take_batch", "to_columns"]
 
 #: The first field of a columnar message.
 KIND = "rows"
 #: Values of a row in `Batch.values`: `TaskRow`'s fields (the tasks table's columns after
 #: the run id).
 WIDTH = len(TaskRow._fields)
+#: The row's fields a message sends as its columns, in order (the rest are the task's, which
+#: the parent has, and the two texts), then the tally's three (`cpu_s`, `cpu_wait_s`, effort).
+COLUMNS = (
+    "status", "count", "exhaustive", "encode_s", "solve_s", "wall_s", "message", "verdict",
+    "valid", "problem", "host", "peak_memory_bytes",
+)  # fmt: skip
 # The places of the fields the parent reads in a row.
 _ID, _TIMEOUT, _STATUS, _MESSAGE, _WALL, _VALID, _HOST = (
     TaskRow._fields.index(name)
@@ -77,14 +95,16 @@ _NAN = float("nan")
 
 def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
     """The worker's message of its checked outcomes in columns (the module docstring); None
-    when one of them cannot go so (unchecked, or stats with no JSON text): the caller then
-    sends them as `wire.to_wire` outcomes."""
-    values: list[Any] = []
+    when one of them cannot go so (unchecked, stats with no JSON text, a task id past 64 bits):
+    the caller then sends them as `wire.to_wire` outcomes."""
+    rows: list[tuple[Any, ...]] = []
+    ids: list[int] = []
+    solutions: list[str] = []
+    stats_texts: list[str] = []
     cpus: list[float | None] = []
     waits: list[float | None] = []
     kinds = bytearray()
     efforts: list[float] = []
-    add = values.extend
     for outcome in outcomes:
         if not outcome.checked:
             return None
@@ -95,11 +115,13 @@ def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
             task, status, count, exhaustive, _solutions, encode_s, solve_s, wall_s, stats,
             message, _checked, verdict, problem, host, peak, _texts,
         ) = outcome  # fmt: skip
-        add(
+        ids.append(task[0])
+        solutions.append(texts[0])
+        stats_texts.append(texts[1])
+        rows.append(
             (
-                task[0], task[1], task[2], task[4], task[5], task[6], task[7], status.value,
-                count, 1 if exhaustive else 0, texts[0], encode_s, solve_s, wall_s, texts[1],
-                message, verdict, 1 if problem is None else 0, problem, host or HOST, peak,
+                status.value, count, 1 if exhaustive else 0, encode_s, solve_s, wall_s, message,
+                verdict, 1 if problem is None else 0, problem, host or HOST, peak,
             )
         )  # fmt: skip
         cpu = stats.get(_CPU_KEY)
@@ -114,7 +136,34 @@ def to_columns(outcomes: Sequence[Outcome]) -> tuple[Any, ...] | None:
         else:
             kinds.append(NO_EFFORT)
             efforts.append(_NAN)
-    return (KIND, values, cpus, waits, bytes(kinds), efforts)
+    if not rows:
+        return None
+    try:
+        id_bytes = _ints_bytes(ids)
+    except struct.error:  # (an id past 64 bits, or not an int)
+        return None
+    columns = (
+        *map(_column, map(list, zip(*rows, strict=True))),
+        *map(_column, (cpus, waits, efforts)),
+    )
+    return (KIND, id_bytes, columns, bytes(kinds), solutions, stats_texts)
+
+
+def _column(values: list[Any]) -> Any:
+    """A column of the message in its form (the module docstring): the floats' bytes, the
+    one value of every row, or the list."""
+    types = set(map(type, values))
+    if types == _FLOAT:
+        return _floats(values)
+    first = values[0]
+    if len(types) == 1 and values.count(first) == len(values) and type(first) not in _FORMS:
+        return first
+    if types == _INT:
+        try:
+            return array("q", _ints_bytes(values))
+        except struct.error:  # (past 64 bits)
+            pass
+    return values
 
 
 #: What `guard.sanitize` lets through as it is: counts and int stats within +-`_MAX_COUNT`.
@@ -235,7 +284,8 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     if grids:
         if set(map(type, grids)) != _GRID:
             return None
-        shapes, cells = zip(*map(_SHAPE_CELLS, map(vars, grids)), strict=True)
+        dicts = list(map(vars, grids))
+        shapes, cells = zip(*map(_SHAPE_CELLS, dicts), strict=True)
         if not (all(map(is_, shapes, repeat(shape))) and set(map(len, cells)) == {size}):
             return None
     keys = tuple(stats[0])
@@ -286,7 +336,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         if not (min(waits) >= -_MAX_COUNT and max(waits) <= _MAX_COUNT):
             return None
     # Every answer checked, the batch at once.
-    lines = b"".join(map(bytes, cells)) if grids else b""  # (a cell over 255 raises)
+    lines = _solution_bytes(tasks, dicts, cells, size) if grids else b""
     try:  # (the bytes the worker's puzzles keep, `Grid._from_bytes`; else made)
         digits = list(map(_KEPT_BYTES, map(vars, puzzles)))
     except KeyError:
@@ -310,7 +360,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     text_all = lines.translate(_LINE_BYTES).decode("latin-1")
     if not several and n_solved == n:  # (one solution an answer)
         joined = '"]\n["'.join([text_all[k : k + size] for k in range(0, len(text_all), size)])
-        solutions_texts = ('["' + joined + '"]').split("\n") if joined else []
+        solutions_texts = ('["' + joined + '"]').split("\n")
     else:
         solutions_texts = []
         k = 0
@@ -322,7 +372,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
                 k = end
             else:
                 solutions_texts.append("[]")
-    # (each task's pieces and values' texts in turn, joined at once, split at each end)
+    # (each task's pieces and values' texts in turn, joined at once, each ending a line)
     step = 2 * width + 1
     parts: list[Any] = [None] * (n * step)
     for j, piece in enumerate(pieces):
@@ -352,37 +402,93 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             else verdict_of(status, count, exhaustive).text
             for status, count, exhaustive in zip(statuses, counts, exhaustives, strict=True)
         ]
+    # The columns (`COLUMNS`, each in `_column`'s form: what `to_columns` makes of the same
+    # rows), one value where every row has it.
     if n_solved == n:
-        status_texts = [_SOLVED_TEXT] * n
+        status_column: Any = _SOLVED_TEXT
+    elif not n_solved:
+        status_column = _UNSATISFIABLE_TEXT
     else:
-        status_texts = [_SOLVED_TEXT if s else _UNSATISFIABLE_TEXT for s in solved]
-    # The rows, a column at a time (`to_columns`' order).
-    ids, puzzle_ids, task_lines, _boxes, backends, _limits, timeouts, samples = zip(
-        *tasks, strict=True
+        status_column = [_SOLVED_TEXT if s else _UNSATISFIABLE_TEXT for s in solved]
+    if exhaustives.count(True) == n:
+        exhaustive_column: Any = 1
+    elif exhaustives.count(False) == n:
+        exhaustive_column = 0
+    else:
+        exhaustive_column = array("q", _ints_bytes(list(map(int, exhaustives))))
+    solve_column = _floats(solves)  # (wall_s: the timed region, as `Backend.solve` reports it)
+    columns = (
+        status_column,
+        _ints(counts, n),
+        exhaustive_column,
+        _floats(encodes),
+        solve_column,
+        solve_column,
+        _same(messages, n),
+        _same(verdicts, n),
+        1,  # valid (no problem; `problem` stays None)
+        None,
+        HOST,
+        _ints(peaks, n),
+        _floats(cpus),
+        None if n_wait else _floats(waits),
+        _NAN_BYTES * n if place is None else _floats(own[place::k_own]),  # (ints as floats)
     )
-    values: list[Any] = [None] * (n * WIDTH)
-    values[0::WIDTH] = ids
-    values[1::WIDTH] = puzzle_ids
-    values[2::WIDTH] = task_lines
-    values[3::WIDTH] = backends
-    values[4::WIDTH] = limits
-    values[5::WIDTH] = timeouts
-    values[6::WIDTH] = samples
-    values[7::WIDTH] = status_texts
-    values[8::WIDTH] = counts
-    values[9::WIDTH] = list(map(int, exhaustives))
-    values[10::WIDTH] = solutions_texts
-    values[11::WIDTH] = encodes
-    values[12::WIDTH] = solves
-    values[13::WIDTH] = solves  # wall_s: the timed region, as `Backend.solve` reports it
-    values[14::WIDTH] = stats_texts
-    values[15::WIDTH] = messages
-    values[16::WIDTH] = verdicts
-    values[17::WIDTH] = [1] * n  # valid (no problem; `problem` stays None)
-    values[19::WIDTH] = [HOST] * n
-    values[20::WIDTH] = peaks
-    efforts = [_NAN] * n if place is None else list(map(float, own[place::k_own]))
-    return (KIND, values, cpus, waits, bytes([kind]) * n, efforts)
+    ids = _ints_bytes(list(map(_TASK_ID, tasks)))
+    return (KIND, ids, columns, bytes([kind]) * n, solutions_texts, stats_texts)
+
+
+def _same(values: Sequence[Any], n: int) -> Any:
+    """A column of `n` values of one type, neither a float nor an int (nor a list, bytes or
+    array) in `_column`'s form."""
+    first = values[0]
+    return first if values.count(first) == n else list(values)
+
+
+def _ints(values: Sequence[Any], n: int) -> Any:
+    """A column of `n` ints within 64 bits, or of `n` Nones, in `_column`'s form."""
+    first = values[0]
+    return first if values.count(first) == n else array("q", _ints_bytes(values))
+
+
+def _floats(values: Sequence[float]) -> bytes:
+    """A column of floats in `_column`'s form: `array("d", values).tobytes()`, made by a
+    `struct` of the column's length (which reads each float in C; `array` parses each one)."""
+    return _packer(len(values), "d")(*values)
+
+
+def _ints_bytes(values: Sequence[int]) -> bytes:
+    """Ints as `array("q", values).tobytes()` (`_floats`' way); `struct.error` past 64 bits."""
+    return _packer(len(values), "q")(*values)
+
+
+@lru_cache(maxsize=256)
+def _packer(n: int, code: str) -> Any:
+    """The `pack` of `n` values of the `struct` (and `array`) type `code`, in this machine's
+    order (a batch's lengths are few: its planned size, and what a flush cut short)."""
+    return struct.Struct(f"{n}{code}").pack
+
+
+def _solution_bytes(
+    tasks: Sequence[Any], dicts: list[Any], cells: Sequence[Any], size: int
+) -> bytes:
+    """The batch's solutions' cells as bytes, one a cell, in order: the bytes each grid kept
+    beside its cells (`Grid._from_bytes`, which makes both from the same bytes: `native`'s
+    grids) when every task is of one of sudokubench's own backends (`guard.trusted`: a
+    registered name, whose code makes its grids) and every grid kept bytes of its length;
+    else made from the cells, as the checker reads them everywhere else (a cell over 255
+    raises). A plug-in's or a program's grids are never read by their kept bytes: bytes a
+    plug-in put beside other cells are not what it answered."""
+    backend = tasks[0][4]
+    if _trusted(backend) and list(map(_BACKEND_OF, tasks)).count(backend) == len(tasks):
+        try:
+            kept = list(map(_KEPT_BYTES, dicts))
+        except KeyError:  # (a grid made from its cells: `Grid._unchecked`, `Grid(...)`)
+            pass
+        else:
+            if set(map(type, kept)) == _BYTES and set(map(len, kept)) == {size}:
+                return b"".join(kept)
+    return b"".join(map(bytes, cells))
 
 
 #: The texts (`repr`) of the ints the stats hold, and of the worker's `cpu_s` and
@@ -413,6 +519,12 @@ _ANSWER = itemgetter(
 )
 _SHAPE, _SHAPE_CELLS = itemgetter("shape"), itemgetter("shape", "cells")
 _LIMIT = itemgetter(5)
+_TASK_ID, _BACKEND_OF = itemgetter(0), itemgetter(4)
+_BYTES, _FORMS = {bytes}, (list, bytes, array)
+#: A column of NaNs' row (`_column`'s form of `float("nan")`, every row's bits the same).
+_NAN_BYTES = array("d", [_NAN]).tobytes()
+#: `guard.trusted`, kept by name (a registry's look-up a batch).
+_trusted = lru_cache(maxsize=64)(trusted)
 _VALUES = MappingProxyType.values
 _DIGIT_BYTES, _KEPT_BYTES = Grid.digit_bytes, itemgetter("_digit_bytes")
 _SOLVED_TEXT, _UNSATISFIABLE_TEXT = Status.SOLVED.value, Status.UNSATISFIABLE.value
@@ -511,26 +623,87 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     their outcomes in order. `strict`: an answer after the limit made a TIMEOUT in its row,
     as `track.to_row` makes it (else left as the worker sent it: `Batch.outcomes`).
 
-    The row's task fields are the worker's copy of the task's (its lane is trusted: the
-    parent unpickles what it sends); the ids are checked against the tasks due, in order."""
+    The row's task fields are the parent's own task's (the message's ids are checked
+    against the tasks due, in order); its other fields are filled by slices from the
+    message's columns (the module docstring)."""
     if len(message) != 6 or [type(x) for x in message[1:]] != _TYPES:
         raise ProtocolError("a malformed columnar message")
-    _, values, cpus, waits, kinds, efforts = message
-    n = len(cpus)
-    if not n or len(values) != n * WIDTH or not len(waits) == len(kinds) == len(efforts) == n:
+    _, ids, columns, kinds, solutions, stats = message
+    n = len(kinds)
+    if not n or len(ids) != 8 * n or len(columns) != _COLUMNS:
         raise ProtocolError("a columnar message whose columns differ in length")
     if n > len(tasks):
         raise ProtocolError(f"{n} outcomes when {len(tasks)} tasks were in flight")
+    decoded: list[list[Any]] = []
+    floats_of: Any = None
+    floats: list[float] = []
+    for column in columns:
+        kind = type(column)
+        if kind is bytes:  # (the rows' floats; the same bytes twice, the same list)
+            if column is not floats_of:
+                if len(column) != 8 * n:
+                    raise ProtocolError("a columnar message whose columns differ in length")
+                floats_of, floats = column, array("d", column).tolist()
+            decoded.append(floats)
+        elif kind is list:
+            if len(column) != n:
+                raise ProtocolError("a columnar message whose columns differ in length")
+            decoded.append(column)
+        elif kind is array:  # (the rows' ints)
+            if column.typecode != "q" or len(column) != n:
+                raise ProtocolError("a columnar message whose columns differ in length")
+            decoded.append(column.tolist())
+        else:  # (every row's value)
+            decoded.append([column] * n)
+    (
+        statuses, counts, exhaustives, encodes, solves, walls, messages, verdicts, valids,
+        problems, hosts, peaks, cpus, waits, efforts,
+    ) = decoded  # fmt: skip
+    if len(solutions) != n or len(stats) != n:
+        raise ProtocolError("a columnar message whose texts differ in number")
+    try:
+        known = _STATUSES.keys() >= set(statuses)
+    except TypeError:  # (a status that cannot be hashed)
+        known = False
+    if not known:
+        raise ProtocolError("a columnar message with a status that does not exist")
     taken = list(map(_popleft, repeat(tasks, n)))  # (taken off in one call, put back below)
-    if values[_ID::WIDTH] != list(map(_TASK_ID, taken)):
+    task_ids, puzzle_ids, lines, _boxes, backends, limits, timeouts, samples = zip(
+        *taken, strict=True
+    )
+    try:
+        due = _ints_bytes(task_ids)
+    except struct.error:  # (an id past 64 bits: the worker sends outcomes)
+        due = None
+    if due != ids:
         tasks.extendleft(reversed(taken))
         raise ProtocolError("a columnar message whose tasks are not those due")
-    if not _STATUSES.keys() >= set(values[_STATUS::WIDTH]):
-        tasks.extendleft(reversed(taken))
-        raise ProtocolError("a columnar message with a status that does not exist")
+    values: list[Any] = [None] * (n * WIDTH)
+    values[0::WIDTH] = task_ids
+    values[1::WIDTH] = puzzle_ids
+    values[2::WIDTH] = lines
+    values[3::WIDTH] = backends
+    values[4::WIDTH] = limits
+    values[5::WIDTH] = timeouts
+    values[6::WIDTH] = samples
+    values[7::WIDTH] = statuses
+    values[8::WIDTH] = counts
+    values[9::WIDTH] = exhaustives
+    values[10::WIDTH] = solutions
+    values[11::WIDTH] = encodes
+    values[12::WIDTH] = solves
+    values[13::WIDTH] = walls
+    values[14::WIDTH] = stats
+    values[15::WIDTH] = messages
+    values[16::WIDTH] = verdicts
+    values[17::WIDTH] = valids
+    values[18::WIDTH] = problems
+    values[19::WIDTH] = hosts
+    values[20::WIDTH] = peaks
     return Batch(taken, values, cpus, waits, kinds, efforts, strict)
 
 
 _popleft = deque.popleft
-_TASK_ID = itemgetter(0)
-_TYPES = [list, list, list, bytes, list]
+_TYPES = [bytes, tuple, bytes, list, list]
+#: The columns of a message (`COLUMNS`, then the tally's `cpu_s`, `cpu_wait_s` and effort).
+_COLUMNS = len(COLUMNS) + 3
