@@ -124,8 +124,10 @@ class Grid:
 
     def digit_bytes(self) -> bytes:
         """The cells as bytes, one per cell (each 0..N): the ones `_from_bytes` kept, or made
-        now. For grids the caller made (a puzzle); the checker reads a solution's own cells,
-        never bytes a backend could have put beside them."""
+        now. For grids the caller made (a puzzle). The checker reads a plug-in's or a
+        program's solution by its own cells, never by bytes it could have put beside them; only
+        for sudokubench's own backends (`guard.trusted`), whose grids keep bytes made from the
+        same row as their cells (`_from_bytes`), does it read the kept bytes."""
         kept = self.__dict__.get("_digit_bytes")
         return bytes(self.cells) if kept is None else kept
 
