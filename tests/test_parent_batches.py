@@ -160,8 +160,9 @@ def test_from_wire_takes_an_outcome_with_or_without_its_texts_and_nothing_else()
             from_wire(task, bad)
 
 
-def test_acc_add_many_is_add_in_turn():
-    """The report's one loop over a backend's pairs gathers what `Acc.add` gathers."""
+def test_acc_add_column_is_add_in_turn():
+    """The report's pass over a backend's pairs a column at a time gathers what `Acc.add`
+    gathers pair by pair."""
     n = 12
     column, base = Column(n), Column(n)
     statuses = [Status.SOLVED, Status.UNSATISFIABLE, Status.TIMEOUT, Status.ERROR]
@@ -184,7 +185,7 @@ def test_acc_add_many_is_add_in_turn():
     paired = [i for i in range(n) if column.has(i)]
     for i in paired:
         one.add(column, base, i)
-    many.add_many(column, base, paired)
+    many.add_column(column, base)
     fields = ("pairs", "by_status", "wrong", "disagree", "effort_kind")
     assert [getattr(many, f) for f in fields] == [getattr(one, f) for f in fields]
     for f in ("times", "efforts", "spreads", "logs"):

@@ -176,47 +176,6 @@ class Acc:
         if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
             self.logs.append(math.log(time / base.time[i]))
 
-    def add_many(self, column: Column, base: Column | None, indices: Iterable[int]) -> None:
-        """`add` of each index in turn, in one loop (the arrays and this accumulator's
-        counts held in locals): what a report does for every pair of a backend, once."""
-        statuses, flags_of, times = column.status, column.flags, column.time
-        kinds, efforts, spreads = column.effort_kind, column.effort, column.spread
-        by_status = self.by_status
-        finished_codes = _FINISHED
-        add_time, add_effort = self.times.append, self.efforts.append
-        add_spread, add_log = self.spreads.append, self.logs.append
-        isnan, log = math.isnan, math.log
-        effort_kind = self.effort_kind
-        pairs = wrong = disagree = 0
-        for i in indices:
-            pairs += 1
-            flags = flags_of[i]
-            code = statuses[i]
-            if flags & WRONG:
-                wrong += 1
-                if code not in finished_codes:  # (a wrong answer is neither solved nor unsat)
-                    by_status[code] += 1
-            else:
-                by_status[code] += 1
-            if flags & DISAGREES:
-                disagree += 1
-            if code not in finished_codes or flags & WRONG or isnan(time := times[i]):
-                continue  # (not `column.finished(i)`)
-            add_time(time)
-            if (kind := kinds[i]) >= 0:
-                if effort_kind < 0:
-                    effort_kind = kind
-                if kind == effort_kind:
-                    add_effort(efforts[i])
-            if spreads is not None and not isnan(spread := spreads[i]):
-                add_spread(spread)
-            if base is not None and time > 0 and base.finished(i) and base.time[i] > 0:
-                add_log(log(time / base.time[i]))
-        self.effort_kind = effort_kind
-        self.pairs += pairs
-        self.wrong += wrong
-        self.disagree += disagree
-
     def add_column(self, column: Column, base: Column | None, chosen: bytes | None = None) -> None:
         """`add` of every pair of `column`, in input order, of the puzzles `chosen` marks (a
         byte a puzzle, nonzero: taken; None: all), a column at a time. The same numbers as
