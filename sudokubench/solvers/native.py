@@ -276,11 +276,14 @@ class Run:
             return []
         shape = self.shape
         # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
+        # Each grid is made from its row's bytes, which it keeps (`Grid._from_bytes`: the
+        # cells and the kept bytes from the same bytes), so that the worker's batch checks
+        # and stores those bytes without making them again from the cells (`pool/batch.py`).
         if saved == 1:  # the common case (limit 1, or a unique puzzle): one row as bytes
             sols = self.sols
             first = bytes(self.space.first) if sols.base is not None else sols[0].tobytes()
-            return [Grid._unchecked(shape, tuple(first))]
-        return [Grid._unchecked(shape, tuple(row)) for row in self.sols[:saved].tolist()]
+            return [Grid._from_bytes(shape, first)]
+        return list(map(Grid._from_bytes, repeat(shape, saved), map(bytes, self.sols[:saved])))
 
     def stats(self, st: list[int] | None = None) -> dict[str, int | float]:
         """The kernel's counters under the contract's names (from `st`, the state array as a
@@ -703,12 +706,9 @@ class Native(BaseBackend):
             code, found = raw
         st = run.st.tolist()  # one read of the state: the rows saved and the counters
         saved = st[SAVED]
-        # Each grid made from its row's bytes, which it keeps (`Grid._from_bytes`: the cells
-        # and the kept bytes from the same bytes), so that the worker's batch checks and
-        # stores those bytes without making them again from the cells (`pool/batch.py`).
+        # Each grid keeps its row's bytes (`Run.grids`, `Grid._from_bytes`).
         if found:
-            rows = map(bytes, run.sols[:saved])
-            found = (*found, *map(Grid._from_bytes, repeat(run.shape, saved), rows))
+            found = (*found, *run.grids(saved))
         elif saved == 1:  # the common case (limit 1, or a unique puzzle): the first row
             space = run.space
             digits = bytes(space.first)
@@ -720,8 +720,7 @@ class Native(BaseBackend):
             )
             found = (grid,)
         else:  # every grid is still in the kernel's rows
-            rows = map(bytes, run.sols[:saved])
-            found = tuple(map(Grid._from_bytes, repeat(run.shape, saved), rows))
+            found = tuple(run.grids(saved))
         status = _TIMEOUT if code >= PAUSED else _SOLVED if found else _UNSATISFIABLE
         stats = {  # `run.stats(st)`, inline: a method call fewer
             "nodes": st[NODES],
