@@ -535,22 +535,17 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
-    # Triads of the changed bands, reduced to the permutations they hold.
-    if bands & 1:
-        s = t[T_SHRINK + triads(x0)]
-        if s == 0:
-            return -1, hidden, locked
-        x0 &= s
-    if bands & 2:
-        s = t[T_SHRINK + triads(x1)]
-        if s == 0:
-            return -1, hidden, locked
-        x1 &= s
-    if bands & 4:
-        s = t[T_SHRINK + triads(x2)]
-        if s == 0:
-            return -1, hidden, locked
-        x2 &= s
+    # Triads reduced to the permutations they hold, in all three bands without a branch on
+    # which changed: a band not marked is the reduction's fixed point (its last update
+    # reduced it and nothing removed a candidate since), so this changes only marked bands.
+    s0 = t[T_SHRINK + triads(x0)]
+    s1 = t[T_SHRINK + triads(x1)]
+    s2 = t[T_SHRINK + triads(x2)]
+    if s0 == 0 or s1 == 0 or s2 == 0:
+        return -1, hidden, locked
+    x0 &= s0
+    x1 &= s1
+    x2 &= s2
     # Across the bands, and the column singles (`_across`).
     y0, y1, y2, again, colone = _across(t, x0, x1, x2)
     if again < 0:
