@@ -418,6 +418,24 @@ def place(f, o, t, d, b, bit, dirty) -> int:
 
 
 @inlined
+def place_others(f, o, b, bit, dirty) -> int:
+    """`place`'s clearing of the cell `bit` of band b in every digit (marked when it held it)
+    and in the band's unplaced cells, without the placed digit's own row, box and column:
+    for `digit`, which keeps that digit's bands in registers (the placed digit's word is
+    written here too, then overwritten by `digit`'s write-back)."""
+    o &= OFFSET_MASK
+    nbit = ~bit
+    p = low_index(bit)
+    for e in range(9):
+        i = o + 3 * e + b
+        m = f[i]
+        f[i] = m & nbit
+        dirty |= ((m >> p) & 1) << (4 * e + b)
+    f[o + 27 + b] &= nbit
+    return dirty
+
+
+@inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
@@ -426,20 +444,26 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     array: a store there could alias the blocks, and the loads after it would be redone."""
     o &= OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks of its indices)
     base = (o + 3 * d) & OFFSET_MASK
+    hidden0 = hidden
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
-    # Triads reduced to the permutations they hold, in all three bands without a branch on
-    # which changed: a band not marked is the reduction's fixed point (its last update
-    # reduced it and nothing removed a candidate since), so this changes only marked bands.
-    s0 = t[T_SHRINK + triads(x0)]
-    s1 = t[T_SHRINK + triads(x1)]
-    s2 = t[T_SHRINK + triads(x2)]
-    if s0 == 0 or s1 == 0 or s2 == 0:
-        return -1, hidden, locked
-    x0 &= s0
-    x1 &= s1
-    x2 &= s2
+    # Triads of the changed bands, reduced to the permutations they hold.
+    if bands & 1:
+        s = t[T_SHRINK + triads(x0)]
+        if s == 0:
+            return -1, hidden, locked
+        x0 &= s
+    if bands & 2:
+        s = t[T_SHRINK + triads(x1)]
+        if s == 0:
+            return -1, hidden, locked
+        x1 &= s
+    if bands & 4:
+        s = t[T_SHRINK + triads(x2)]
+        if s == 0:
+            return -1, hidden, locked
+        x2 &= s
     # Columns across the bands.
     p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
     p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
@@ -474,16 +498,14 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         x2 &= ~c2
     if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
         locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
-    f[base] = x0
-    f[base + 1] = x1
-    f[base + 2] = x2
     # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
-    # `T_UNITS`).
+    # `T_UNITS`). The digit's own three bands stay in registers through its placements
+    # (`place_others` leaves them to this loop) and are written back once at the end.
     colone = columns(_column_singles(x0, x1, x2))
     dirty = again << 4 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     for b in range(3):
-        x = f[base + b]
+        x = x0 if b == 0 else (x1 if b == 1 else x2)
         solo = x & colone
         if rowbox >> b & 1:  # a row or a box with one cell left
             solo |= x & t[T_UNITS + _unit_alone(x)]
@@ -491,11 +513,27 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         while solo:
             bit = solo & -solo
             solo ^= bit
-            if f[base + b] & bit:
+            x = x0 if b == 0 else (x1 if b == 1 else x2)
+            if x & bit:
                 hidden += 1
-                dirty = place(f, o, t, d, b, bit, dirty)
+                dirty = place_others(f, o, b, bit, dirty)
+                p = low_index(bit)
+                col = ~columns(1 << (p % 9))
+                x0 &= col
+                x1 &= col
+                x2 &= col
+                keep = bit | ~t[T_ROWBOX + p]
+                if b == 0:
+                    x0 = (x0 & keep) | bit
+                elif b == 1:
+                    x1 = (x1 & keep) | bit
+                else:
+                    x2 = (x2 & keep) | bit
             # else: placed in this loop in a peer; the next update finds the contradiction
-    return dirty, hidden, locked
+    f[base] = x0
+    f[base + 1] = x1
+    f[base + 2] = x2
+    return dirty | ((7 << 4 * d) if hidden != hidden0 else 0), hidden, locked
 
 
 @inlined
