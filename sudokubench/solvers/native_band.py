@@ -436,6 +436,31 @@ def place_others(f, o, b, bit, dirty) -> int:
 
 
 @inlined
+def band_singles(f, o, t, b, x, colone, units, dirty, hidden) -> tuple[int, int, int, int]:
+    """A digit update's hidden singles in band b, its band `x` in a register (`digit`): the
+    cells alone in their column (`colone`) or, when `units`, in their row or box, placed with
+    `place_others` and cleared from `x`'s rows, boxes and columns here. Returns the new band,
+    the cells placed (their columns still to clear in the digit's other bands), the dirty set
+    and `hidden`."""
+    solo = x & colone
+    if units:  # a row or a box with one cell left
+        solo |= x & t[T_UNITS + _unit_alone(x)]
+    solo &= f[o + 27 + b]
+    put = 0
+    while solo:
+        bit = solo & -solo
+        solo ^= bit
+        if x & bit:
+            hidden += 1
+            dirty = place_others(f, o, b, bit, dirty)
+            p = low_index(bit)
+            x = (x & ~(columns(1 << (p % 9)) | t[T_ROWBOX + p])) | bit
+            put |= bit
+        # else: placed in this loop in a peer; the next update finds the contradiction
+    return x, put, dirty, hidden
+
+
+@inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
@@ -500,36 +525,25 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
     # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
     # `T_UNITS`). The digit's own three bands stay in registers through its placements
-    # (`place_others` leaves them to this loop) and are written back once at the end.
+    # (`band_singles`; `place_others` leaves them alone) and are written back once at the end.
     colone = columns(_column_singles(x0, x1, x2))
     dirty = again << 4 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
-    for b in range(3):
-        x = x0 if b == 0 else (x1 if b == 1 else x2)
-        solo = x & colone
-        if rowbox >> b & 1:  # a row or a box with one cell left
-            solo |= x & t[T_UNITS + _unit_alone(x)]
-        solo &= f[o + 27 + b]
-        while solo:
-            bit = solo & -solo
-            solo ^= bit
-            x = x0 if b == 0 else (x1 if b == 1 else x2)
-            if x & bit:
-                hidden += 1
-                dirty = place_others(f, o, b, bit, dirty)
-                p = low_index(bit)
-                col = ~columns(1 << (p % 9))
-                x0 &= col
-                x1 &= col
-                x2 &= col
-                keep = bit | ~t[T_ROWBOX + p]
-                if b == 0:
-                    x0 = (x0 & keep) | bit
-                elif b == 1:
-                    x1 = (x1 & keep) | bit
-                else:
-                    x2 = (x2 & keep) | bit
-            # else: placed in this loop in a peer; the next update finds the contradiction
+    x0, put, dirty, hidden = band_singles(f, o, t, 0, x0, colone, rowbox & 1, dirty, hidden)
+    if put:
+        off = ~columns((put | put >> 9 | put >> 18) & 511)
+        x1 &= off
+        x2 &= off
+    x1, put, dirty, hidden = band_singles(f, o, t, 1, x1, colone, rowbox & 2, dirty, hidden)
+    if put:
+        off = ~columns((put | put >> 9 | put >> 18) & 511)
+        x0 &= off
+        x2 &= off
+    x2, put, dirty, hidden = band_singles(f, o, t, 2, x2, colone, rowbox & 4, dirty, hidden)
+    if put:
+        off = ~columns((put | put >> 9 | put >> 18) & 511)
+        x0 &= off
+        x1 &= off
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
