@@ -530,20 +530,17 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     dirty = again << 4 * d
     rowbox = bands | again  # the bands whose rows and boxes may hold new singles
     x0, put, dirty, hidden = band_singles(f, o, t, 0, x0, colone, rowbox & 1, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x1 &= off
-        x2 &= off
+    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
+    x1 &= off
+    x2 &= off
     x1, put, dirty, hidden = band_singles(f, o, t, 1, x1, colone, rowbox & 2, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x0 &= off
-        x2 &= off
+    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
+    x0 &= off
+    x2 &= off
     x2, put, dirty, hidden = band_singles(f, o, t, 2, x2, colone, rowbox & 4, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x0 &= off
-        x1 &= off
+    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
+    x0 &= off
+    x1 &= off
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
