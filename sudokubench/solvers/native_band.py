@@ -418,49 +418,6 @@ def place(f, o, t, d, b, bit, dirty) -> int:
 
 
 @inlined
-def place_others(f, o, b, bit, dirty) -> int:
-    """`place`'s clearing of the cell `bit` of band b in every digit (marked when it held it)
-    and in the band's unplaced cells, without the placed digit's own row, box and column:
-    for `digit`, which keeps that digit's bands in registers (the placed digit's word is
-    written here too, then overwritten by `digit`'s write-back)."""
-    o &= OFFSET_MASK
-    nbit = ~bit
-    p = low_index(bit)
-    for e in range(9):
-        i = o + 3 * e + b
-        m = f[i]
-        f[i] = m & nbit
-        dirty |= ((m >> p) & 1) << (4 * e + b)
-    f[o + 27 + b] &= nbit
-    return dirty
-
-
-@inlined
-def band_singles(f, o, t, b, x, colone, units, dirty, hidden) -> tuple[int, int, int, int]:
-    """A digit update's hidden singles in band b, its band `x` in a register (`digit`): the
-    cells alone in their column (`colone`) or, when `units`, in their row or box, placed with
-    `place_others` and cleared from `x`'s rows, boxes and columns here. Returns the new band,
-    the cells placed (their columns still to clear in the digit's other bands), the dirty set
-    and `hidden`."""
-    solo = x & colone
-    if units:  # a row or a box with one cell left
-        solo |= x & t[T_UNITS + _unit_alone(x)]
-    solo &= f[o + 27 + b]
-    put = 0
-    while solo:
-        bit = solo & -solo
-        solo ^= bit
-        if x & bit:
-            hidden += 1
-            dirty = place_others(f, o, b, bit, dirty)
-            p = low_index(bit)
-            x = (x & ~(columns(1 << (p % 9)) | t[T_ROWBOX + p])) | bit
-            put |= bit
-        # else: placed in this loop in a peer; the next update finds the contradiction
-    return x, put, dirty, hidden
-
-
-@inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
@@ -469,7 +426,6 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     array: a store there could alias the blocks, and the loads after it would be redone."""
     o &= OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks of its indices)
     base = (o + 3 * d) & OFFSET_MASK
-    hidden0 = hidden
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
@@ -523,28 +479,28 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         x2 &= ~c2
     if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
         locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
-    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
-    # `T_UNITS`). The digit's own three bands stay in registers through its placements
-    # (`band_singles`; `place_others` leaves them alone) and are written back once at the end.
-    colone = columns(_column_singles(x0, x1, x2))
-    dirty = again << 4 * d
-    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
-    x0, put, dirty, hidden = band_singles(f, o, t, 0, x0, colone, rowbox & 1, dirty, hidden)
-    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
-    x1 &= off
-    x2 &= off
-    x1, put, dirty, hidden = band_singles(f, o, t, 1, x1, colone, rowbox & 2, dirty, hidden)
-    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
-    x0 &= off
-    x2 &= off
-    x2, put, dirty, hidden = band_singles(f, o, t, 2, x2, colone, rowbox & 4, dirty, hidden)
-    off = ~columns((put | put >> 9 | put >> 18) & 511)  # (no branch: all ones when none)
-    x0 &= off
-    x1 &= off
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    return dirty | ((7 << 4 * d) if hidden != hidden0 else 0), hidden, locked
+    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
+    # `T_UNITS`).
+    colone = columns(_column_singles(x0, x1, x2))
+    dirty = again << 4 * d
+    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
+    for b in range(3):
+        x = f[base + b]
+        solo = x & colone
+        if rowbox >> b & 1:  # a row or a box with one cell left
+            solo |= x & t[T_UNITS + _unit_alone(x)]
+        solo &= f[o + 27 + b]
+        while solo:
+            bit = solo & -solo
+            solo ^= bit
+            if f[base + b] & bit:
+                hidden += 1
+                dirty = place(f, o, t, d, b, bit, dirty)
+            # else: placed in this loop in a peer; the next update finds the contradiction
+    return dirty, hidden, locked
 
 
 @inlined
