@@ -248,112 +248,6 @@ def _column_singles(typingctx, x0, x1, x2):
     return types.int64(x0, x1, x2), codegen
 
 
-@intrinsic
-def _across(typingctx, t, x0, x1, x2):
-    """The digit update's rules across its three bands (`digit`), the bands `x0`, `x1`, `x2`
-    (already reduced in themselves) in three 32-bit lanes of one vector: their column
-    projections, pointing down (a box whose digit lies in one column, `T_LOCK`, takes the
-    column from the other bands), claiming (`T_CLAIM`) and the column singles, without a
-    branch. Returns the three new bands, the bands the rules changed (`again`: 7 when
-    pointing down removed anything, else the bands claiming changed; -1 for a
-    contradiction: a column with no place or two columns of a box left to one band) and the
-    columns holding exactly one cell (`_column_singles`).
-
-    Branch-free and the same as the scalar steps: taking the other bands' locked columns is
-    a no-op when none of them holds a cell there, and a band's projection after it is a
-    subset of the one before, so one test of the columns' union (after pointing down)
-    catches a column without place either way. The table lookups are a lane's load each.
-    Generic LLVM vectors (one SSE2 register)."""
-    if not isinstance(t, types.Array) or not all(
-        isinstance(x, types.Integer) for x in (x0, x1, x2)
-    ):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        i64 = ir.IntType(64)
-        vec = ir.VectorType(i32, 4)
-        table = context.make_array(signature.args[0])(context, builder, value=args[0]).data
-
-        def lanes(value):
-            return ir.Constant(vec, [ir.Constant(i32, value)] * 4)
-
-        def rotate(value, by):
-            mask = [ir.Constant(i32, k) for k in (by, (1 + by) % 3, (2 + by) % 3, 3)]
-            return builder.shuffle_vector(value, value, ir.Constant(vec, mask))
-
-        def others(value):  # each lane: the OR of the two other bands' lanes
-            return builder.or_(rotate(value, 1), rotate(value, 2))
-
-        def project(value):
-            folded = builder.or_(value, builder.lshr(value, lanes(9)))
-            return builder.and_(builder.or_(folded, builder.lshr(value, lanes(18))), lanes(511))
-
-        def spread(value):  # 9 columns -> their cells in a band
-            value = builder.or_(value, builder.shl(value, lanes(9)))
-            return builder.or_(value, builder.shl(value, lanes(18)))
-
-        def lookup(at, index):  # each band's T_[index] (the fourth lane 0)
-            out = ir.Constant(vec, None)
-            for lane in range(3):
-                k = builder.extract_element(index, ir.Constant(i32, lane))
-                k = builder.add(builder.zext(k, i64), ir.Constant(i64, at))
-                value = builder.load(builder.gep(table, [k]), align=4)
-                out = builder.insert_element(out, value, ir.Constant(i32, lane))
-            return out
-
-        def any_lane(value):  # whether some lane is not 0
-            nonzero = builder.icmp_unsigned("!=", value, ir.Constant(vec, None))
-            return builder.icmp_unsigned(
-                "!=", builder.bitcast(nonzero, ir.IntType(4)), ir.Constant(ir.IntType(4), 0)
-            )
-
-        v = ir.Constant(vec, None)
-        for lane, (value, kind) in enumerate(zip(args[1:], signature.args[1:], strict=True)):
-            word = builder.trunc(context.cast(builder, value, kind, types.int64), i32)
-            v = builder.insert_element(v, word, ir.Constant(i32, lane))
-        # Pointing down.
-        p = project(v)
-        lock = lookup(T_LOCK, p)
-        locks = others(lock)
-        again = builder.select(
-            any_lane(builder.and_(lock, others(p))), ir.Constant(i64, 7), ir.Constant(i64, 0)
-        )
-        v = builder.and_(v, builder.xor(spread(locks), lanes(-1)))
-        p = project(v)
-        rest = others(p)
-        union = builder.extract_element(builder.or_(p, rest), ir.Constant(i32, 0))
-        # Claiming.
-        claim = lookup(T_CLAIM, builder.and_(p, builder.xor(rest, lanes(-1))))
-        hit = builder.icmp_unsigned("!=", builder.and_(v, claim), ir.Constant(vec, None))
-        hit = builder.zext(builder.bitcast(hit, ir.IntType(4)), i64)
-        again = builder.or_(again, hit)
-        v = builder.and_(v, builder.xor(claim, lanes(-1)))
-        bad = any_lane(builder.and_(claim, lanes(BAD)))
-        bad = builder.or_(bad, builder.icmp_unsigned("!=", union, ir.Constant(i32, 511)))
-        again = builder.select(bad, ir.Constant(i64, -1), again)
-        # Column singles: each band's rows seen once and twice, then across the bands.
-        r0 = builder.and_(v, lanes(511))
-        r1 = builder.and_(builder.lshr(v, lanes(9)), lanes(511))
-        r2 = builder.lshr(v, lanes(18))
-        once = builder.or_(r0, r1)
-        twice = builder.or_(builder.and_(r0, r1), builder.and_(once, r2))
-        once = builder.or_(once, r2)
-        twice = builder.or_(twice, builder.and_(once, rotate(once, 1)))
-        for half in (2, 1):
-            mask = [ir.Constant(i32, (k + half) % 4) for k in range(4)]
-            twice = builder.or_(twice, builder.shuffle_vector(twice, twice, ir.Constant(vec, mask)))
-            once = builder.or_(once, builder.shuffle_vector(once, once, ir.Constant(vec, mask)))
-        single = builder.extract_element(
-            builder.and_(once, builder.xor(twice, lanes(-1))), ir.Constant(i32, 0)
-        )
-        out = [builder.zext(builder.extract_element(v, ir.Constant(i32, k)), i64) for k in range(3)]
-        out += [again, builder.zext(single, i64)]
-        return context.make_tuple(builder, signature.return_type, out)
-
-    return types.UniTuple(types.int64, 5)(t, x0, x1, x2), codegen
-
-
 #: A band's three rows and three boxes (`_unit_alone`'s lanes; the last two lanes empty).
 UNITS = (511, 511 << 9, 511 << 18, BOX0, BOX0 << 3, BOX0 << 6, 0, 0)
 
@@ -524,49 +418,6 @@ def place(f, o, t, d, b, bit, dirty) -> int:
 
 
 @inlined
-def place_others(f, o, b, bit, dirty) -> int:
-    """`place`'s clearing of the cell `bit` of band b in every digit (marked when it held it)
-    and in the band's unplaced cells, without the placed digit's own row, box and column:
-    for `digit`, which keeps that digit's bands in registers (the placed digit's word is
-    written here too, then overwritten by `digit`'s write-back)."""
-    o &= OFFSET_MASK
-    nbit = ~bit
-    p = low_index(bit)
-    for e in range(9):
-        i = o + 3 * e + b
-        m = f[i]
-        f[i] = m & nbit
-        dirty |= ((m >> p) & 1) << (4 * e + b)
-    f[o + 27 + b] &= nbit
-    return dirty
-
-
-@inlined
-def band_singles(f, o, t, b, x, colone, units, dirty, hidden) -> tuple[int, int, int, int]:
-    """A digit update's hidden singles in band b, its band `x` in a register (`digit`): the
-    cells alone in their column (`colone`) or, when `units`, in their row or box, placed with
-    `place_others` and cleared from `x`'s rows, boxes and columns here. Returns the new band,
-    the cells placed (their columns still to clear in the digit's other bands), the dirty set
-    and `hidden`."""
-    solo = x & colone
-    if units:  # a row or a box with one cell left
-        solo |= x & t[T_UNITS + _unit_alone(x)]
-    solo &= f[o + 27 + b]
-    put = 0
-    while solo:
-        bit = solo & -solo
-        solo ^= bit
-        if x & bit:
-            hidden += 1
-            dirty = place_others(f, o, b, bit, dirty)
-            p = low_index(bit)
-            x = (x & ~(columns(1 << (p % 9)) | t[T_ROWBOX + p])) | bit
-            put |= bit
-        # else: placed in this loop in a peer; the next update finds the contradiction
-    return x, put, dirty, hidden
-
-
-@inlined
 def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     """The update of digit d whose bands in the 3-bit set `bands` changed (module docstring):
     -1 on a contradiction, else the digit-bands to update again (a set of bits 4d + b); and
@@ -575,7 +426,6 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
     array: a store there could alias the blocks, and the loads after it would be redone."""
     o &= OFFSET_MASK  # (not negative: LLVM drops numba's wraparound checks of its indices)
     base = (o + 3 * d) & OFFSET_MASK
-    hidden0 = hidden
     x0 = f[base]
     x1 = f[base + 1]
     x2 = f[base + 2]
@@ -595,39 +445,62 @@ def digit(f, o, t, d, bands, hidden, locked) -> tuple[int, int, int]:
         if s == 0:
             return -1, hidden, locked
         x2 &= s
-    # Across the bands, and the column singles (`_across`).
-    y0, y1, y2, again, colone = _across(t, x0, x1, x2)
-    if again < 0:
+    # Columns across the bands.
+    p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
+    p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
+    p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
+    if p0 | p1 | p2 != 511:
         return -1, hidden, locked
-    locked += bits27(f[base] ^ y0) + bits27(f[base + 1] ^ y1) + bits27(f[base + 2] ^ y2)
-    x0 = y0
-    x1 = y1
-    x2 = y2
-    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
-    # `T_UNITS`). The digit's own three bands stay in registers through its placements
-    # (`band_singles`; `place_others` leaves them alone) and are written back once at the end.
-    colone = columns(colone)
-    dirty = again << 4 * d
-    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
-    x0, put, dirty, hidden = band_singles(f, o, t, 0, x0, colone, rowbox & 1, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x1 &= off
-        x2 &= off
-    x1, put, dirty, hidden = band_singles(f, o, t, 1, x1, colone, rowbox & 2, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x0 &= off
-        x2 &= off
-    x2, put, dirty, hidden = band_singles(f, o, t, 2, x2, colone, rowbox & 4, dirty, hidden)
-    if put:
-        off = ~columns((put | put >> 9 | put >> 18) & 511)
-        x0 &= off
-        x1 &= off
+    # A box whose digit lies in one column takes it from the other bands (pointing down).
+    lock0 = t[T_LOCK + p0]
+    lock1 = t[T_LOCK + p1]
+    lock2 = t[T_LOCK + p2]
+    again = 0
+    if (lock0 & (p1 | p2)) | (lock1 & (p0 | p2)) | (lock2 & (p0 | p1)):
+        x0 &= ~columns(lock1 | lock2)
+        x1 &= ~columns(lock0 | lock2)
+        x2 &= ~columns(lock0 | lock1)
+        again = 7
+        p0 = (x0 | x0 >> 9 | x0 >> 18) & 511
+        p1 = (x1 | x1 >> 9 | x1 >> 18) & 511
+        p2 = (x2 | x2 >> 9 | x2 >> 18) & 511
+        if p0 | p1 | p2 != 511:
+            return -1, hidden, locked
+    # A column left to one band keeps that band's box to it (claiming).
+    c0 = t[T_CLAIM + (p0 & ~(p1 | p2))]
+    c1 = t[T_CLAIM + (p1 & ~(p0 | p2))]
+    c2 = t[T_CLAIM + (p2 & ~(p0 | p1))]
+    if (c0 | c1 | c2) & BAD:
+        return -1, hidden, locked
+    if (x0 & c0) | (x1 & c1) | (x2 & c2):
+        again |= (1 if x0 & c0 else 0) | (2 if x1 & c1 else 0) | (4 if x2 & c2 else 0)
+        x0 &= ~c0
+        x1 &= ~c1
+        x2 &= ~c2
+    if x0 != f[base] or x1 != f[base + 1] or x2 != f[base + 2]:
+        locked += bits27(f[base] ^ x0) + bits27(f[base + 1] ^ x1) + bits27(f[base + 2] ^ x2)
     f[base] = x0
     f[base + 1] = x1
     f[base + 2] = x2
-    return dirty | ((7 << 4 * d) if hidden != hidden0 else 0), hidden, locked
+    # Singles: a column's, a row's or a box's one cell (`_column_singles`; `_unit_alone`, then
+    # `T_UNITS`).
+    colone = columns(_column_singles(x0, x1, x2))
+    dirty = again << 4 * d
+    rowbox = bands | again  # the bands whose rows and boxes may hold new singles
+    for b in range(3):
+        x = f[base + b]
+        solo = x & colone
+        if rowbox >> b & 1:  # a row or a box with one cell left
+            solo |= x & t[T_UNITS + _unit_alone(x)]
+        solo &= f[o + 27 + b]
+        while solo:
+            bit = solo & -solo
+            solo ^= bit
+            if f[base + b] & bit:
+                hidden += 1
+                dirty = place(f, o, t, d, b, bit, dirty)
+            # else: placed in this loop in a peer; the next update finds the contradiction
+    return dirty, hidden, locked
 
 
 @inlined
