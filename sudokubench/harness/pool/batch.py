@@ -295,7 +295,6 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     form = _stats_form(keys, not n_wait)
     if form is None:
         return None
-    pieces, width, cpu_at, wait_at, kind, place = form
     # What `guard.sanitize` tests of each outcome, on the batch's columns: the times, the
     # peaks, the stats' values (the backend's, then `cpu_s` and `cpu_wait_s` as
     # `worker._checked` rounds them: `round` of a NaN or an infinity raises).
@@ -308,8 +307,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     elif kinds != _NONE:
         return None
-    k_own = len(keys)
-    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (k_own a task)
+    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (the keys' a task)
     own_kinds = set(map(type, own))
     if own:
         if own_kinds == _INT:
@@ -345,7 +343,44 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     givens = b"".join(digits if found.count(1) == n else map(mul, digits, found))
     if grids and not valid_lines(lines, givens, shape):
         return None
-    several = len(grids) != n_solved
+    return _assemble(
+        tasks, size, lines, found, solved, counts, exhaustives, encodes, solves,
+        _same(messages, n), _ints(peaks, n), form, own, own_kinds == _INT, cpu_us, cpus,
+        None if n_wait else wait_us, waits,
+    )  # fmt: skip
+
+
+def _assemble(
+    tasks: Sequence[Any],
+    size: int,
+    lines: bytes,
+    found: list[int],
+    solved: list[bool],
+    counts: Sequence[int],
+    exhaustives: Sequence[bool],
+    encodes: Sequence[float],
+    solves: Sequence[float],
+    message_column: Any,
+    peak_column: Any,
+    form: tuple[Any, ...],
+    own: list[Any],
+    own_int: bool,
+    cpu_us: list[int],
+    cpus: list[float],
+    wait_us: list[int] | None,
+    waits: list[Any],
+) -> tuple[Any, ...] | None:
+    """The message of a batch whose answers are checked (`solved_columns`, `lane_columns`):
+    `lines` the solutions' bytes, `found` each answer's number of them, `solved` whether it
+    is SOLVED (else UNSATISFIABLE); `form` the stats' (`_stats_form`), `own` the backend's
+    stats' values a task after another; `cpu_us` and `wait_us` (None: no wait measured) the
+    rounded times' microseconds and `cpus`, `waits` their seconds; the message's and the
+    peak's columns made. None when an answer repeats a solution (`check_answer`)."""
+    n = len(tasks)
+    n_solved = solved.count(True)
+    pieces, width, cpu_at, wait_at, kind, place = form
+    k_own = width - (1 if wait_at is None else 2)  # (the backend's own stats a task)
+    several = len(lines) != n_solved * size
     if several:  # (an answer's solutions different: `check_answer`)
         first = 0
         for count in found:
@@ -377,7 +412,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     parts: list[Any] = [None] * (n * step)
     for j, piece in enumerate(pieces):
         parts[2 * j :: step] = [piece] * n
-    own_texts = _texts(own, _INT_TEXTS) if own_kinds == _INT else list(map(repr, own))
+    own_texts = _texts(own, _INT_TEXTS) if own_int else list(map(repr, own))
     for j in range(k_own):
         parts[2 * j + 1 :: step] = own_texts[j::k_own]
     parts[2 * cpu_at + 1 :: step] = _texts(cpu_us, _MICRO_TEXTS, cpus)
@@ -399,8 +434,8 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         verdicts = [
             (_EXACT if exhaustive else _AT_LEAST)[count]
             if count < 64
-            else verdict_of(status, count, exhaustive).text
-            for status, count, exhaustive in zip(statuses, counts, exhaustives, strict=True)
+            else verdict_of(_SOLVED if solved_k else _UNSATISFIABLE, count, exhaustive).text
+            for solved_k, count, exhaustive in zip(solved, counts, exhaustives, strict=True)
         ]
     # The columns (`COLUMNS`, each in `_column`'s form: what `to_columns` makes of the same
     # rows), one value where every row has it.
@@ -424,14 +459,14 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         _floats(encodes),
         solve_column,
         solve_column,
-        _same(messages, n),
+        message_column,
         _same(verdicts, n),
         1,  # valid (no problem; `problem` stays None)
         None,
         HOST,
-        _ints(peaks, n),
+        peak_column,
         _floats(cpus),
-        None if n_wait else _floats(waits),
+        None if wait_us is None else _floats(waits),
         _NAN_BYTES * n if place is None else _floats(own[place::k_own]),  # (ints as floats)
     )
     ids = _ints_bytes(list(map(_TASK_ID, tasks)))
