@@ -169,7 +169,8 @@ def test_paused_searches_and_timeouts_go_the_per_task_way(monkeypatch):
 def test_odd_tasks_and_other_backends_in_order(monkeypatch):
     """Tasks the lane does not take (another backend, a box, a line it cannot read, a limit
     past its rows, a timeout not a float) between its own, each as the per-task path gives it,
-    all in order."""
+    all in order (the lane taking a run of one task: `worker.LANE_RUN`)."""
+    monkeypatch.setattr(worker, "LANE_RUN", 1)
     own = tasks_of(PUZZLES[:12], 2)
     odd = [
         own[3]._replace(backend="fast"),
@@ -245,3 +246,24 @@ def test_a_corrupted_row_is_caught_by_the_worker_s_check(monkeypatch):
     monkeypatch.setattr(native, "lane", made)
     off, _ = served([tasks_of(lines, 1)], True, monkeypatch)
     assert all(o.problem is None for o in off)
+
+
+def test_backends_interleaved_a_puzzle_at_a_time_go_the_per_task_way(monkeypatch):
+    """`compare -b native,fast` plans each puzzle's tasks together: a batch that alternates
+    backends is not cut into a message a task by the lane (`worker.LANE_RUN`), its tasks go
+    `solve`'s way, one message a batch; a long enough run of `native` tasks takes the lane."""
+    own = tasks_of(PUZZLES[:20], 2)
+    mixed = [t for task in own for t in (task, task._replace(backend="fast"))]
+    mixed = [t._replace(task_id=k) for k, t in enumerate(mixed)]
+    _, sent = compare([mixed], monkeypatch)
+    served([mixed], True, monkeypatch)
+    # (the first task's message, sent before `fast` loads, then the batch's rest in one)
+    assert not LANED and len(rows_messages(sent)) == 2
+    run = worker.LANE_RUN
+    tail = [t._replace(task_id=len(mixed) + k) for k, t in enumerate(tasks_of(PUZZLES[:run]))]
+    compare([mixed + tail], monkeypatch)
+    served([mixed + tail], True, monkeypatch)
+    assert [t.task_id for t in tail] == LANED
+    short = [*tail[: run - 1], tail[-1]._replace(backend="fast")]
+    served([short], True, monkeypatch)
+    assert not LANED

@@ -399,7 +399,7 @@ def _serve(
                 if not tried:
                     tried = True
                     lane = _NativeLane.made(conn, backend)
-                if lane is not None:
+                if lane is not None and _lane_run(tasks, k - 1):
                     if done:  # (what is held goes first, in order)
                         _send_solved(conn, done, texts)
                         done.clear()
@@ -492,6 +492,23 @@ NATIVE_LANE = True
 _NATIVE = "native"
 #: The lane's puzzles: lines of 81 characters, their shape not forced (`Task.box` None).
 _LANE_CELLS = 81
+#: Tasks of the lane's kind in a row (or to a batch's end) that the lane waits for before it
+#: takes them: a run of `compare` with several backends interleaves them a puzzle at a time
+#: (`native`, `fast`, `native`, ...), and the lane, which sends what it holds before a task
+#: of another kind, would send two messages a task there; such tasks go `solve`'s way, held
+#: together, one message a batch, as before.
+LANE_RUN = 16
+
+
+def _lane_run(tasks: list[Task], at: int) -> bool:
+    """Whether `tasks[at]` begins `LANE_RUN` tasks of the lane's kind (or all of the batch's
+    rest are)."""
+    return all(
+        t[4] == _NATIVE and t[3] is None and len(t[2]) == _LANE_CELLS
+        for t in tasks[at : at + LANE_RUN]
+    )
+
+
 #: The kernel's codes of a search one call ended (`native.FINISHED`, `native.LIMIT`): the
 #: lane's; `native._run` gives any other (PAUSED, FULL) as a tuple with the grids taken.
 _ONE_CALL = (0, 1)
