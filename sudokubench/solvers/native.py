@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import repeat
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from sudokubench.backend import (
     BaseBackend,
@@ -514,6 +514,90 @@ def _run(prepared: Any, timeout: float | None) -> Any:
         code = run.step(limit, BUDGET, True)
         found += run.take()
     return code, found
+
+
+#: Where a band state's bytes end the counters from NODES to SAVED, and hold SAVED's low byte.
+_COUNTERS_END, _SAVED_LOW = 8 * (SAVED + 1), 8 * SAVED
+
+
+class Lane(NamedTuple):
+    """This thread's shared 9x9 band run (`Space.shared`, as `Native.solve` fills it) as a pool
+    worker's lane of `native` tasks runs it (`pool.worker`), each part made once: per task the
+    lane writes `heads[limit]` and the givens into `state`, calls `_run(prepared[limit],
+    timeout)` (the timed region, `bind`'s), and copies `counters` (the state's words NODES to
+    SAVED, 56 bytes: a view, read after each call) and `rows[saved]` (the first `saved` rows
+    the kernel wrote, 81 bytes each), `saved` being the byte `state_bytes[saved_at]` (a limit
+    below `ROWS`: the kernel keeps at most `limit` rows, so its high bytes are 0). `space`
+    lends its run (`Space.run` None) while the lane has it."""
+
+    shape: Shape
+    space: Space
+    state: memoryview  # the state's bytes, written in place (head, givens)
+    state_bytes: bytearray  # the same bytes, read by index
+    heads: list[bytes]  # a limit's state head (zeroed counters, rows to keep, limit, budget)
+    prepared: list[tuple[Any, ...]]  # a limit's `prepared` for `_run`, as `Native.solve`'s
+    counters: memoryview
+    saved_at: int
+    rows: list[memoryview]
+    head_end: int  # where the head ends and the givens start in `state`
+    givens_end: int
+
+
+def lane(shape: Shape) -> Lane | None:
+    """The `Lane` of this thread's 9x9 Space (`shape`: `Shape(3, 3)`), or None when it has no
+    shared run ready (no band kernel, or no `prepare` yet loaded its entry: a worker's
+    `load_shape` does)."""
+    last = _local.__dict__.get("last")
+    space = (
+        last[1]
+        if last is not None and last[0] is shape
+        else _local.__dict__.get("spaces", {}).get(shape)
+    )
+    if space is None or space.run is None or space.entry is None:
+        return None
+    run = space.run
+    heads = [b""] + [space.band_head(k, k, BUDGET, 1) for k in range(1, ROWS)]
+    prepared: list[tuple[Any, ...]] = [()]
+    for k in range(1, ROWS):
+        made = space.prepared.get(k)
+        if made is None:  # (as `Native.solve` makes it; the same for every solve)
+            made = space.prepared[k] = (run, k, space.shared_arguments, space.entry)
+        prepared.append(made)
+    flat = memoryview(space.rows).cast("B")
+    size = shape.cells
+    return Lane(
+        shape,
+        space,
+        space.state_view,
+        space.state_bytes,
+        heads,
+        prepared,
+        space.state_view[_COUNTERS_AT:_COUNTERS_END],
+        _SAVED_LOW,
+        [flat[: size * k] for k in range(ROWS)],
+        _HEAD_END,
+        _GIVENS_END,
+    )
+
+
+def lane_answer(shape: Shape, counters: Any, rows: bytes, code: int) -> SolveResult:
+    """What `Native.answer` makes of an answer a `Lane` copied: `counters` the state's words
+    NODES to SAVED, `rows` the rows the kernel wrote (81 bytes each, each grid keeping its
+    own: `Run.grids`), `code` the kernel's (FINISHED or LIMIT, one call)."""
+    size = shape.cells
+    found = tuple(Grid._from_bytes(shape, rows[k : k + size]) for k in range(0, len(rows), size))
+    stats = {
+        "nodes": counters[0],
+        "guesses": counters[GUESSES - NODES],
+        "backtracks": counters[BACKTRACKS - NODES],
+        "max_depth": counters[MAX_DEPTH - NODES],
+        "hidden_singles": counters[HIDDEN - NODES],
+        "locked_eliminations": counters[LOCKED - NODES],
+    }
+    status = _SOLVED if found else _UNSATISFIABLE
+    return _checked(
+        Native.name, status, found, len(found), code == FINISHED, _proxy(stats), 0.0, 0.0
+    )
 
 
 class Native(BaseBackend):

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain, compress, repeat
 from json.encoder import encode_basestring_ascii
-from operator import is_, itemgetter, le, mul, not_, truediv
+from operator import is_, itemgetter, le, mul, not_, truediv, truth
 from types import MappingProxyType
 from typing import Any
 
@@ -64,7 +64,17 @@ from sudokubench.harness.records import TaskRow
 from sudokubench.harness.stats import EFFORT_KEYS, FINISHED
 from sudokubench.harness.verify import verdict_of
 
-__all__ = ["COLUMNS", "KIND", "WIDTH", "Batch", "solved_columns", "take_batch", "to_columns"]
+__all__ = [
+    "COLUMNS",
+    "KIND",
+    "LANE_KEYS",
+    "WIDTH",
+    "Batch",
+    "lane_columns",
+    "solved_columns",
+    "take_batch",
+    "to_columns",
+]
 
 #: The first field of a columnar message.
 KIND = "rows"
@@ -295,7 +305,6 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     form = _stats_form(keys, not n_wait)
     if form is None:
         return None
-    pieces, width, cpu_at, wait_at, kind, place = form
     # What `guard.sanitize` tests of each outcome, on the batch's columns: the times, the
     # peaks, the stats' values (the backend's, then `cpu_s` and `cpu_wait_s` as
     # `worker._checked` rounds them: `round` of a NaN or an infinity raises).
@@ -308,8 +317,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
             return None
     elif kinds != _NONE:
         return None
-    k_own = len(keys)
-    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (k_own a task)
+    own = list(chain.from_iterable(map(tuple, map(_VALUES, stats))))  # (the keys' a task)
     own_kinds = set(map(type, own))
     if own:
         if own_kinds == _INT:
@@ -345,7 +353,155 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     givens = b"".join(digits if found.count(1) == n else map(mul, digits, found))
     if grids and not valid_lines(lines, givens, shape):
         return None
-    several = len(grids) != n_solved
+    return _assemble(
+        tasks, size, lines, found, solved, counts, exhaustives, encodes, solves,
+        _same(messages, n), _ints(peaks, n), form, own, own_kinds == _INT, cpu_us, cpus,
+        None if n_wait else wait_us, waits,
+    )  # fmt: skip
+
+
+#: `native`'s stats, in the order of its kernel's counters NODES to LOCKED (`native.Lane`).
+LANE_KEYS = ("nodes", "guesses", "backtracks", "max_depth", "hidden_singles", "locked_eliminations")
+#: A lane's counters a task: `LANE_KEYS`' and SAVED's.
+_LANE_WORDS = len(LANE_KEYS) + 1
+
+
+def lane_columns(
+    shape: Any,
+    tasks: Sequence[Any],
+    givens: Sequence[bytes],
+    encodes: Sequence[float],
+    solves: Sequence[float],
+    cpus_s: Sequence[float],
+    waits_s: Sequence[float],
+    peaks: Sequence[Any],
+    codes: bytes | bytearray,
+    counters: bytes | bytearray,
+    lines: bytes | bytearray,
+) -> tuple[Any, ...] | None:
+    """The columnar message of a worker's `native` lane (`worker._NativeLane`), made from the
+    arrays it copied a task (no Grid, result or outcome made): what `solved_columns` makes of
+    the same answers, value for value; None for anything it cannot vouch for (the caller then
+    makes each task's answer, `native.lane_answer`, and goes `finish`'s way, which says what
+    is wrong with it exactly as the per-task path would).
+
+    A task's answer: `givens` its puzzle's bytes, its times (`encodes`, `solves`, and the
+    worker's `cpus_s`, `waits_s`, both measured), its `peaks`, its kernel's code (`codes`:
+    FINISHED 0, exhaustive, or LIMIT 1), its `counters` (the state's words NODES to SAVED, 56
+    bytes) and the rows the kernel wrote (`lines`: SAVED rows of `shape.cells` bytes). SOLVED
+    with its rows or UNSATISFIABLE without (exhaustive), the count its rows', at most its
+    limit. Every solution is checked here as `solved_columns` checks them
+    (`grid.valid_lines`: every cell a digit, every given kept, every unit complete; an
+    answer's solutions different), and what `guard.sanitize` tests (the times, the peaks,
+    the stats within its bounds)."""
+    try:
+        return _lane_columns(
+            shape, tasks, givens, encodes, solves, cpus_s, waits_s, peaks, codes, counters, lines
+        )
+    except Exception:  # (anything unusual: a NaN's `round`, a value of another type)
+        return None
+
+
+def _lane_columns(
+    shape: Any,
+    tasks: Sequence[Any],
+    givens: Sequence[bytes],
+    encodes: Sequence[float],
+    solves: Sequence[float],
+    cpus_s: Sequence[float],
+    waits_s: Sequence[float],
+    peaks: Sequence[Any],
+    codes: bytes | bytearray,
+    counters: bytes | bytearray,
+    lines: bytes | bytearray,
+) -> tuple[Any, ...] | None:
+    n = len(tasks)
+    size = shape.cells
+    own = array("q", counters).tolist()
+    if not n or len(own) != _LANE_WORDS * n or len(codes) != n:
+        return None
+    found = own[_LANE_WORDS - 1 :: _LANE_WORDS]  # (SAVED: the rows the kernel wrote)
+    del own[_LANE_WORDS - 1 :: _LANE_WORDS]
+    lines = bytes(lines)
+    # The claims: SOLVED with 1 <= solutions <= limit, or UNSATISFIABLE with none, exhaustive.
+    if not (
+        min(found) >= 0
+        and all(map(le, found, map(_LIMIT, tasks)))
+        and len(lines) == size * sum(found)
+        and max(codes) <= 1
+    ):
+        return None
+    exhaustives = list(map(not_, codes))  # (FINISHED, 0: exhaustive; LIMIT, 1: not)
+    solved = list(map(truth, found))
+    if not all(solved) and not all(compress(exhaustives, map(not_, found))):
+        return None  # (an unsatisfiable answer from a search that was not exhaustive)
+    # What `guard.sanitize` tests of each outcome (`solved_columns`' tests).
+    if not (
+        set(map(type, encodes)) == _FLOAT
+        and set(map(type, solves)) == _FLOAT
+        and min(encodes) >= 0.0
+        and min(solves) >= 0.0
+        and sum(encodes) + sum(solves) < math.inf
+        and set(map(type, peaks)) == _INT
+        and min(peaks) >= 0
+        and max(peaks) <= _MAX_COUNT
+        and min(own) >= -_MAX_COUNT
+        and max(own) <= _MAX_COUNT
+    ):
+        return None
+    cpu_us = list(map(round, map(mul, cpus_s, repeat(1e6))))
+    cpus = list(map(truediv, cpu_us, repeat(1e6)))
+    wait_us = list(map(round, map(mul, waits_s, repeat(1e6))))
+    waits = list(map(truediv, wait_us, repeat(1e6)))
+    if not (
+        min(cpus) >= -_MAX_COUNT
+        and max(cpus) <= _MAX_COUNT
+        and min(waits) >= -_MAX_COUNT
+        and max(waits) <= _MAX_COUNT
+    ):
+        return None
+    # Every answer checked, the batch at once (a puzzle's bytes once a solution of it).
+    if lines:
+        joined = b"".join(givens if found.count(1) == n else map(mul, givens, found))
+        if not valid_lines(lines, joined, shape):
+            return None
+    return _assemble(
+        tasks, size, lines, found, solved, found, exhaustives, encodes, solves, "",
+        _ints(peaks, n), _stats_form(LANE_KEYS, True), own, True, cpu_us, cpus, wait_us, waits,
+    )  # fmt: skip
+
+
+def _assemble(
+    tasks: Sequence[Any],
+    size: int,
+    lines: bytes,
+    found: list[int],
+    solved: list[bool],
+    counts: Sequence[int],
+    exhaustives: Sequence[bool],
+    encodes: Sequence[float],
+    solves: Sequence[float],
+    message_column: Any,
+    peak_column: Any,
+    form: tuple[Any, ...],
+    own: list[Any],
+    own_int: bool,
+    cpu_us: list[int],
+    cpus: list[float],
+    wait_us: list[int] | None,
+    waits: list[Any],
+) -> tuple[Any, ...] | None:
+    """The message of a batch whose answers are checked (`solved_columns`, `lane_columns`):
+    `lines` the solutions' bytes, `found` each answer's number of them, `solved` whether it
+    is SOLVED (else UNSATISFIABLE); `form` the stats' (`_stats_form`), `own` the backend's
+    stats' values a task after another; `cpu_us` and `wait_us` (None: no wait measured) the
+    rounded times' microseconds and `cpus`, `waits` their seconds; the message's and the
+    peak's columns made. None when an answer repeats a solution (`check_answer`)."""
+    n = len(tasks)
+    n_solved = solved.count(True)
+    pieces, width, cpu_at, wait_at, kind, place = form
+    k_own = width - (1 if wait_at is None else 2)  # (the backend's own stats a task)
+    several = len(lines) != n_solved * size
     if several:  # (an answer's solutions different: `check_answer`)
         first = 0
         for count in found:
@@ -377,7 +533,7 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
     parts: list[Any] = [None] * (n * step)
     for j, piece in enumerate(pieces):
         parts[2 * j :: step] = [piece] * n
-    own_texts = _texts(own, _INT_TEXTS) if own_kinds == _INT else list(map(repr, own))
+    own_texts = _texts(own, _INT_TEXTS) if own_int else list(map(repr, own))
     for j in range(k_own):
         parts[2 * j + 1 :: step] = own_texts[j::k_own]
     parts[2 * cpu_at + 1 :: step] = _texts(cpu_us, _MICRO_TEXTS, cpus)
@@ -399,8 +555,8 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         verdicts = [
             (_EXACT if exhaustive else _AT_LEAST)[count]
             if count < 64
-            else verdict_of(status, count, exhaustive).text
-            for status, count, exhaustive in zip(statuses, counts, exhaustives, strict=True)
+            else verdict_of(_SOLVED if solved_k else _UNSATISFIABLE, count, exhaustive).text
+            for solved_k, count, exhaustive in zip(solved, counts, exhaustives, strict=True)
         ]
     # The columns (`COLUMNS`, each in `_column`'s form: what `to_columns` makes of the same
     # rows), one value where every row has it.
@@ -424,14 +580,14 @@ def _solved_columns(done: Sequence[Any]) -> tuple[Any, ...] | None:
         _floats(encodes),
         solve_column,
         solve_column,
-        _same(messages, n),
+        message_column,
         _same(verdicts, n),
         1,  # valid (no problem; `problem` stays None)
         None,
         HOST,
-        _ints(peaks, n),
+        peak_column,
         _floats(cpus),
-        None if n_wait else _floats(waits),
+        None if wait_us is None else _floats(waits),
         _NAN_BYTES * n if place is None else _floats(own[place::k_own]),  # (ints as floats)
     )
     ids = _ints_bytes(list(map(_TASK_ID, tasks)))
