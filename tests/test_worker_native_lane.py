@@ -267,3 +267,31 @@ def test_backends_interleaved_a_puzzle_at_a_time_go_the_per_task_way(monkeypatch
     short = [*tail[: run - 1], tail[-1]._replace(backend="fast")]
     served([short], True, monkeypatch)
     assert not LANED
+
+
+@pytest.mark.parametrize("lane", [True, False])
+def test_each_time_comes_from_its_own_clock(lane, monkeypatch):
+    """The wall time is `perf_counter`'s, `cpu_s` `process_time`'s and `cpu_wait_s` the wait
+    clock's, on the lane as on the per-task path: each clock is faked to step by its own
+    unit (1 s, 1 ms, 10 us a read), so a time read from the wrong clock, or a region that
+    lost its end, shows."""
+    from sudokubench.harness.noise import CpuWait
+
+    def stepping(unit: float):
+        reads = iter(range(1, 10**9))
+        return lambda: next(reads) * unit
+
+    monkeypatch.setattr(worker.time, "perf_counter", stepping(1.0))
+    monkeypatch.setattr(worker.time, "process_time", stepping(0.001))
+    waits = stepping(0.00001)
+    monkeypatch.setattr(CpuWait, "seconds", lambda self: waits())
+    outcomes, _ = served([tasks_of(PUZZLES[:40], limit=1)], lane, monkeypatch)
+    if lane:
+        assert len(LANED) == 40
+    for o in outcomes:
+        assert o.status.name == "SOLVED"
+        assert o.solve_s == o.wall_s and o.solve_s >= 1.0 and o.solve_s == int(o.solve_s)
+        cpu = o.stats["cpu_s"]
+        assert 0.001 <= cpu < 0.05 and abs(cpu * 1000 - round(cpu * 1000)) < 1e-6
+        wait = o.stats["cpu_wait_s"]
+        assert 0.00001 <= wait < 0.0005
