@@ -102,11 +102,17 @@ class ReaderGone(Exception):
 
 class _Group(TyperGroup):
     """The app's group: each command's whole summary in the list (Click cuts it at 45
-    columns with "..."), and its arguments' help without Typer's type placeholders."""
+    columns with "..."), its arguments' help without Typer's type placeholders, and its
+    parameters' values of plain types checked without pydantic (`cli/coerce.py`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        from sudokubench.cli.coerce import install, install_help
+
+        install_help(self)
         for command in self.commands.values():
+            install(command.params)
+            install_help(command)
             for param in command.params:
                 if isinstance(param, TyperArgument):
                     param.__class__ = _Argument  # (Typer makes them; only their help changes)
