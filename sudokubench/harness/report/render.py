@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness.report.html import write_html
 from sudokubench.harness.report.lines import (
     PLOT_KINDS,
     baseline_line,
@@ -277,6 +276,8 @@ def write(
     elif fmt == "json":
         write_json(report, out)
     elif fmt == "html":
+        from sudokubench.harness.report.html import write_html  # (the page's modules: here)
+
         write_html(report, out, vs=vs)
     else:
         raise ArgumentError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
