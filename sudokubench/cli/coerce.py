@@ -20,7 +20,7 @@ usual values itself, exactly as pydantic would:
 
 Anything else (a sign, an exponent, a value out of range, `clamp`, a parser, an enum, any
 other type) and any exception goes to Typer's own checker, built then as before: every error
-message and every other value is Typer's. `tests/test_cli_coerce.py` compares the two on each
+message and every other value is Typer's. `tests/test_cli_start.py` compares the two on each
 parameter type of the app. Typer's `RuntimeParam` and `_runtime_param` are private: when this
 Typer lacks them, `install` does nothing and Typer checks every value itself.
 """

@@ -10,6 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from sudokubench.harness.report.model import BackendSummary, RunReport, build_report, format_seconds
+from sudokubench.harness.report.render import FORMATS, render
+
 if TYPE_CHECKING:
     from sudokubench.harness.report.against import (
         RunsDiffer,
@@ -18,13 +21,6 @@ if TYPE_CHECKING:
         run_differences,
         slower_backends,
     )
-    from sudokubench.harness.report.model import (
-        BackendSummary,
-        RunReport,
-        build_report,
-        format_seconds,
-    )
-    from sudokubench.harness.report.render import FORMATS, render
 
 __all__ = [
     "FORMATS",
@@ -40,33 +36,22 @@ __all__ = [
     "slower_backends",
 ]
 
-#: Where each name is (imported on first use: `compare` needs the model and the renderer,
-#: not `against.py` nor the HTML page; a submodule is imported by its own name as ever).
-_HOMES = {
-    "RunsDiffer": "against",
-    "compare_runs": "against",
-    "render_against": "against",
-    "run_differences": "against",
-    "slower_backends": "against",
-    "BackendSummary": "model",
-    "RunReport": "model",
-    "build_report": "model",
-    "format_seconds": "model",
-    "FORMATS": "render",
-    "render": "render",
-}
+#: The names of `against.py` (two runs compared: `report --against`), imported on first use
+#: (PEP 562): `compare` and a report of one run do without it. (`render` is bound above, after
+#: its module, so that it is the function, as ever.)
+_AGAINST = ("RunsDiffer", "compare_runs", "render_against", "run_differences", "slower_backends")
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name, from its module, else a submodule not yet imported (PEP 562)."""
-    home = _HOMES.get(name)
-    if home is None:
-        from sudokubench.harness import submodule
+    """A name of `against.py`, imported now, else a submodule not yet imported."""
+    if name in _AGAINST:
+        module = importlib.import_module(f"{__name__}.against")
+        for export in _AGAINST:
+            globals()[export] = getattr(module, export)
+        return globals()[name]
+    from sudokubench.harness import submodule
 
-        return submodule(__name__, name)
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return submodule(__name__, name)
 
 
 def __dir__() -> list[str]:

@@ -1,5 +1,6 @@
-"""`cli/coerce.py`: option values of plain types checked without pydantic, exactly as Typer's
-own (pydantic) checker answers them: the same value, or the same error."""
+"""The command's start and end: option values of plain types checked without pydantic
+(`cli/coerce.py`), exactly as Typer's own (pydantic) checker answers them, the same value or
+the same error; and the command's exit (`cli._before_exit`)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,36 @@ def test_compare_checks_every_option_without_pydantic(tmp_path):
         "sudokubench: error: Invalid value for '--jobs' / '-j': Input should be a valid "
         "integer, unable to parse string as an integer"
     ]
+
+
+def test_the_command_ends_with_its_objects_frozen(tmp_path):
+    """`sudokubench` (`main()` reading the process's command line) collects its garbage once at
+    exit, finalizers run, then freezes what is left for Python's own end; `main(argv)` called
+    by a program leaves its process's collector alone. The run is stored and closed all the
+    same."""
+    code = (
+        "import atexit, gc, sys\n"
+        "class Loud:\n"
+        "    def __del__(self):\n"
+        "        print('finalized', flush=True)\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, flush=True))\n"
+        "loud = Loud(); loud.me = loud; del loud\n"
+        "from sudokubench.cli import main\n"
+        "args = sys.argv[1:]\n"
+        "if args[0] == 'given':\n"
+        "    main(args[1:])\n"
+        "sys.argv = ['sudokubench', *args[1:]]\n"
+        "main()\n"
+    )
+    for how, frozen in (("given", "False"), ("read", "True")):
+        db = tmp_path / f"{how}.sqlite"
+        argv = [how, "compare", "top95:..3", "-b", "fast,dlx", "-q", "--db", str(db)]
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[-1] == f"frozen {frozen}"
+        assert lines[-2] == f"stored as run 1 in {db}"
+        assert lines.count("finalized") == 1  # (before the freeze, or by Python's end)
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(how)) == [db.name]
