@@ -43,6 +43,7 @@ from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
 from sudokubench.harness.pool.local import boot_fork_server
 from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
+from sudokubench.harness.report.render import prepare as prepare_report
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.output import escape_controls
 
@@ -287,6 +288,9 @@ def compare(
         # a first compile here, announced, before any worker starts; a cached kernel is
         # loaded by the workers' fork server alone
         ready_native(quiet=quiet, workers_only=True)
+    # the report's modules now, while the workers' fork server loads (the run waits for it),
+    # rather than after the run
+    prepare_report(fmt)
     reporter = _Reporter(quiet, args.jobs)
     cap = args.memory_limit if memory_limit is not None else None  # (this machine's share: not)
     executor = _cluster(cluster, cluster_timeout, cap) if cluster else None
