@@ -45,10 +45,15 @@ def main(argv: list[str] | None = None) -> None:
     cached code) overlap this process's own start (Typer, the commands, the harness) rather
     than follow it. The command line of the process (`argv` None) that names `compare`
     registers that command alone: the other commands' modules and Typer's reading of their
-    options cost about 0.1 s of CPU, on every run.
+    options cost about 0.1 s of CPU, on every run; with `argv` None the process's end is
+    shortened too (`_before_exit`).
     """
     import sys
 
+    if argv is None:  # (the program's own command line: this process ends with the command)
+        import atexit
+
+        atexit.register(_before_exit)
     from sudokubench.harness.pool.boot import boot_for_command
 
     args = sys.argv[1:] if argv is None else argv
@@ -57,6 +62,19 @@ def main(argv: list[str] | None = None) -> None:
     from sudokubench.cli.app import main as run
 
     run(argv)
+
+
+def _before_exit() -> None:
+    """The last of the command's exit handlers (registered first): the garbage collected
+    once, then every object left frozen (`gc.freeze`), so that Python's own end, which collects
+    again while it empties each module (three full collections over the 30,000-odd objects
+    of Typer, the harness and the stdlib), finds nothing to look through: about 0.1 s of CPU
+    at each command's end. Garbage made until then is collected here, finalizers run; only
+    the cycles that emptying the modules leaves are not collected (the process is ending)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def __getattr__(name: str) -> Any:

@@ -18,11 +18,10 @@ defined here).
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,11 +41,14 @@ from sudokubench.harness import CompareArgs, Interrupted, Progress
 from sudokubench.harness import compare as run_compare
 from sudokubench.harness.noise import load_average, load_warning
 from sudokubench.harness.plan import SHOWCASE_TIMEOUT
-from sudokubench.harness.pool import DaskExecutor
 from sudokubench.harness.pool.local import boot_fork_server
 from sudokubench.harness.report.render import FORMATS as REPORT_FORMATS
+from sudokubench.harness.report.render import prepare as prepare_report
 from sudokubench.harness.stats import jobs_warning
 from sudokubench.output import escape_controls
+
+if TYPE_CHECKING:
+    from sudokubench.harness.pool import DaskExecutor
 
 ReportFormatOpt = format_option(REPORT_FORMATS)
 DbOpt = Annotated[
@@ -286,6 +288,9 @@ def compare(
         # a first compile here, announced, before any worker starts; a cached kernel is
         # loaded by the workers' fork server alone
         ready_native(quiet=quiet, workers_only=True)
+    # the report's modules now, while the workers' fork server loads (the run waits for it),
+    # rather than after the run
+    prepare_report(fmt)
     reporter = _Reporter(quiet, args.jobs)
     cap = args.memory_limit if memory_limit is not None else None  # (this machine's share: not)
     executor = _cluster(cluster, cluster_timeout, cap) if cluster else None
@@ -310,6 +315,8 @@ def compare(
                 )
     except Interrupted as stop:
         reporter.stop()
+        import shlex
+
         why = "interrupted" if stop.reason is None else f"sudokubench: error: {stop.reason}"
         print(
             f"\n{escape_controls(why)}: the finished tasks of run {stop.run_id} are stored\n"
@@ -385,7 +392,7 @@ def _cluster(address: str, timeout: float, memory_limit: int | None) -> DaskExec
     """The executor for `--cluster`: a dask scheduler's address or `local:N`. Dask's own log
     lines are silenced: the command words what matters (a lost scheduler, a missing backend)
     in its own lines, and dask's came after them (a traceback from a closing client)."""
-    from sudokubench.harness.pool.dask import quiet_dask
+    from sudokubench.harness.pool.dask import DaskExecutor, quiet_dask
 
     quiet_dask()
     return DaskExecutor.connect(address, timeout=timeout, memory_limit=memory_limit)

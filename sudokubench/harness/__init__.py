@@ -89,7 +89,8 @@ def __getattr__(name: str) -> Any:
     its module), else a submodule not yet imported."""
     if name in _SOURCES:
         for export, module in _SOURCES.items():
-            globals()[export] = getattr(importlib.import_module(module), export)
+            if export != "DaskExecutor" or name == export:  # (dask's side: when asked for)
+                globals()[export] = getattr(importlib.import_module(module), export)
         return globals()[name]
     return submodule(__name__, name)
 
