@@ -371,3 +371,90 @@ def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path
                 rows += batch
             assert {r for _, r in writer._statements} == {47, 32, 16, 8, 4, 2, 1}
         assert list(store.tasks(run_id)) == rows
+
+
+#: The puzzles table and its index as schema version 3 made them (its primary key on the ids).
+_VERSION_3_PUZZLES = """
+CREATE TABLE puzzles (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    puzzle_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    collection TEXT NOT NULL,
+    puzzle TEXT NOT NULL,
+    box TEXT,
+    expected_count INTEGER,
+    expected_solution TEXT,
+    PRIMARY KEY (run_id, puzzle_id)
+);
+CREATE INDEX puzzles_in_order ON puzzles (run_id, position, puzzle_id);
+"""
+
+
+def _as_version_3(path) -> None:
+    """Make the file at `path` what schema version 3 wrote: its puzzles table with the
+    primary key `(run_id, puzzle_id)` and `puzzles_in_order`, the same rows in it."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        "BEGIN; ALTER TABLE puzzles RENAME TO puzzles_now;"
+        + _VERSION_3_PUZZLES
+        + "INSERT INTO puzzles SELECT * FROM puzzles_now; DROP TABLE puzzles_now;"
+        "UPDATE schema_version SET version = 3; COMMIT;"
+    )
+    db.close()
+
+
+def test_a_version_3_file_is_upgraded_its_rows_reports_and_resume_the_same(tmp_path):
+    """A file of schema version 3 (the puzzles' primary key on their ids) opens as version
+    4: its puzzles read back the same, every value and its type, the unique index on the
+    positions made and the old key and index gone, the reports the same, and a run stopped
+    half way resumes to the rows an uninterrupted run stores."""
+    from support import MULTIPLE, TELEGRAM, collection
+
+    from sudokubench.harness import CompareArgs, compare
+    from sudokubench.harness.report import build_report
+    from sudokubench.harness.report.render import render_json, render_table
+
+    lines = [TELEGRAM, *(str(r.puzzle) for r in collection("17clue", 4)), MULTIPLE]
+    (tmp_path / "p.txt").write_text("".join(f"{x}\n" for x in lines))
+    (tmp_path / "q.txt").write_text(f"{TELEGRAM},{TELEGRAM_SOLUTION}\n{MULTIPLE}\n")
+    args = CompareArgs(
+        files=(str(tmp_path / "p.txt"), str(tmp_path / "q.txt")), backends=("fast", "dlx")
+    )
+    whole, cut = tmp_path / "whole.sqlite", tmp_path / "cut.sqlite"
+    assert compare(args, db=whole).ok and compare(args, db=whole).ok  # two runs in one file
+    assert compare(args, db=cut).ok
+    with sqlite3.connect(cut) as db:  # stopped half way
+        db.execute("DELETE FROM tasks WHERE task_id >= 5")
+        db.execute("UPDATE runs SET status = 'interrupted'")
+
+    def seen(path) -> tuple:
+        with Store(path, create=False) as store:
+            reports = [build_report(store, run_id) for run_id in (1, 2)]
+            texts = [(render_table(r, width=100), render_json(r)) for r in reports]
+            return _stored(store.db, "puzzles", "run_id, position"), texts
+
+    before = seen(whole)
+    _as_version_3(whole)
+    _as_version_3(cut)
+    with sqlite3.connect(whole) as db:
+        indexes = {r[1]: r[2] for r in db.execute("PRAGMA index_list(puzzles)")}
+    assert indexes == {"puzzles_in_order": 0, "sqlite_autoindex_puzzles_1": 1}  # (version 3's)
+    assert seen(whole) == before
+    with sqlite3.connect(whole) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+        indexes = {r[1]: r[2] for r in db.execute("PRAGMA index_list(puzzles)")}
+        assert indexes == {"puzzles_by_position": 1}
+    resumed = compare(args, db=cut, resume=1)
+    assert resumed.ok and resumed.run.status == "complete"
+
+    def answers(path) -> list[tuple]:
+        with sqlite3.connect(path) as db:
+            return db.execute(
+                "SELECT task_id, puzzle_id, puzzle, backend, status, count, solutions, verdict, "
+                "valid FROM tasks WHERE run_id = 1 ORDER BY task_id"
+            ).fetchall()
+
+    assert answers(cut) == answers(whole) and len(answers(cut)) == 2 * (len(lines) + 2)
+    with Store(cut, create=False) as one, Store(whole, create=False) as other:
+        assert one.puzzles(1) == other.puzzles(1) == other.puzzles(2)
+        assert len(one.puzzles(1)) == len(lines) + 2

@@ -129,8 +129,11 @@ class Store:
             if row is not None and row[0] in UPGRADES:
                 with self._writing():
                     version = row[0]
+                    if not self.db.in_transaction:  # (the tables' changes too: all or none)
+                        self.db.execute("BEGIN")
                     while version in UPGRADES:
-                        self.db.execute(UPGRADES[version])
+                        for statement in UPGRADES[version]:
+                            self.db.execute(statement)
                         version += 1
                     self.db.execute("UPDATE schema_version SET version = ?", (version,))
                 row = (version,)
@@ -323,7 +326,8 @@ class Store:
         self._insert_puzzle_lists(run_id, iter(lambda: list(itertools.islice(puzzles, 4096)), []))
 
     def _insert_puzzle_lists(self, run_id: int, lists: Iterable[Sequence[PuzzleRow]]) -> None:
-        """Insert the rows of every list (kept where a row of the run has its id already),
+        """Insert the rows of every list (kept where a row of the run has its position
+        already: `schema.INDEXES`),
         `_PUZZLES_PER_INSERT` to a statement whatever the lists' lengths: each row's values
         bound, the run's id written in the statement (a row's values are then its own fields
         in one flat list, made in C), and a column of one value in every row of a statement (a
