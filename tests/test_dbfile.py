@@ -268,6 +268,27 @@ def test_a_read_only_database_is_read_and_never_written(small_disk: Path, one_ru
 
 
 @pytest.mark.slow
+def test_a_read_only_version_3_database_is_read_as_it_is(small_disk: Path, one_run: Path) -> None:
+    """A file of schema version 3 that cannot be written (an archive, a read-only mount) is
+    not upgraded: it is read as it is, its report the same as once upgraded, never written."""
+    from test_store import _as_version_3
+
+    _as_version_3(one_run)
+    db = small_disk / "r.sqlite"
+    db.write_bytes(one_run.read_bytes())
+    upgraded = cli("report", "--db", str(one_run), "--json")  # (a writable copy: upgraded)
+    assert upgraded.returncode == 0, upgraded.stderr
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    before = db.read_bytes()
+    result = cli("report", "--db", str(db), "--json")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stdout == upgraded.stdout
+    with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+    assert db.read_bytes() == before and [p.name for p in small_disk.iterdir()] == [db.name]
+
+
+@pytest.mark.slow
 def test_a_compare_behind_another_ones_start_waits_then_refuses_in_one_line(
     one_run: Path,
 ) -> None:

@@ -64,6 +64,11 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     ),
 }
 
+#: Older schema versions whose files this one reads as they are when it cannot upgrade them
+#: (a read-only copy: nothing is written to it): version 3's tables hold version 4's columns,
+#: and its `puzzles_in_order` serves the same ordered reads.
+READ_AS_IS = frozenset({3})
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (

@@ -23,7 +23,13 @@ from typing import Any
 from sudokubench.errors import StoreError
 from sudokubench.harness import dbfile
 from sudokubench.harness.records import PuzzleRow, RunRow, RunStatus, TaskRow
-from sudokubench.harness.schema import INDEXES, SCHEMA, SCHEMA_VERSION, UPGRADES
+from sudokubench.harness.schema import (
+    INDEXES,
+    READ_AS_IS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    UPGRADES,
+)
 from sudokubench.harness.store_read import (
     RUN_FIELDS,
     Damaged,
@@ -98,6 +104,7 @@ class Store:
 
     def _open(self, create: bool) -> None:
         """Connect, then check (or create, or upgrade) the schema."""
+        immutable = False
         try:
             self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             tables = self._tables()
@@ -116,6 +123,7 @@ class Store:
             try:
                 self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
                 tables = self._tables()
+                immutable = True
             except sqlite3.DatabaseError as again:
                 raise StoreError(f"{self.path} is not a results database: {again}") from None
         if not tables and not create:
@@ -127,16 +135,12 @@ class Store:
             with self._reading():
                 row = self.db.execute("SELECT version FROM schema_version").fetchone()
             if row is not None and row[0] in UPGRADES:
-                with self._writing():
-                    version = row[0]
-                    if not self.db.in_transaction:  # (the tables' changes too: all or none)
-                        self.db.execute("BEGIN")
-                    while version in UPGRADES:
-                        for statement in UPGRADES[version]:
-                            self.db.execute(statement)
-                        version += 1
-                    self.db.execute("UPDATE schema_version SET version = ?", (version,))
-                row = (version,)
+                try:
+                    row = (self._upgrade(row[0]),)
+                except StoreError:
+                    if row[0] not in READ_AS_IS or not (immutable or dbfile.read_only(self.path)):
+                        raise
+                    row = (SCHEMA_VERSION,)  # (read as it is: a read-only copy)
             if row is None or row[0] != SCHEMA_VERSION:
                 found = "none" if row is None else row[0]
                 raise StoreError(
@@ -152,6 +156,19 @@ class Store:
                     self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
         self.db.execute("PRAGMA synchronous = NORMAL")
         self._add_indexes()
+
+    def _upgrade(self, version: int) -> int:
+        """Take the file from `version` to `SCHEMA_VERSION` (`schema.UPGRADES`), in one
+        transaction; the version reached."""
+        with self._writing():
+            if not self.db.in_transaction:  # (the tables' changes too: all or none)
+                self.db.execute("BEGIN")
+            while version in UPGRADES:
+                for statement in UPGRADES[version]:
+                    self.db.execute(statement)
+                version += 1
+            self.db.execute("UPDATE schema_version SET version = ?", (version,))
+        return version
 
     def _tables(self) -> set[str]:
         query = "SELECT name FROM sqlite_master WHERE type='table'"
