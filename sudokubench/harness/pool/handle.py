@@ -17,10 +17,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import os
 import pickle
 import select
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -42,11 +44,13 @@ __all__ = [
     "LOAD_TIMEOUT",
     "LONG_TICK",
     "PIPE_BYTES",
+    "SEND_BUFFER",
     "TICK",
     "WorkerHandle",
     "describe_exit",
     "main_hidden",
     "pause",
+    "send_room",
 ]
 
 #: Seconds a worker may take to start and load a backend before it counts as stuck
@@ -58,12 +62,36 @@ LOAD_TIMEOUT = load_timeout()
 #: parent ~70 us of CPU time on a 2-core VM, and a worker its caches when they share cores).
 TICK = 0.005
 LONG_TICK = 0.025
-#: Seconds of work in flight under which a worker gets a third batch (`WorkerHandle.wants`):
+#: Seconds of work in flight under which a worker gets a batch beyond two (`WorkerHandle.wants`):
 #: two of the parent's longest sleeps.
 AHEAD = 2 * LONG_TICK
-#: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`):
-#: within a pipe's 64 KiB, what Linux gives one.
+#: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`), where
+#: the connection's buffer cannot be read: within a pipe's 64 KiB, what Linux gives one.
 PIPE_BYTES = 64_000
+#: The send buffer asked for a worker's connection (`SO_SNDBUF`; Linux doubles what it is asked
+#: and reports that): room for a fast worker's `AHEAD` of batches, about 0.5 MB of the kernel's
+#: memory a worker at most.
+SEND_BUFFER = 256 * 1024
+
+
+def send_room(conn: Any) -> int:
+    """Bytes of batches that may be in flight on `conn` without the parent's write blocking:
+    half the send buffer the kernel reports for the connection's socket (multiprocessing's
+    duplex `Pipe` is a socket pair on POSIX; Linux charges a write's buffers, a few percent over
+    its bytes for a batch's, to the writer's buffer, and the worker may not have read a
+    byte), asked up to `SEND_BUFFER` first; `PIPE_BYTES` where the buffer cannot be read or
+    set (not a socket, another system)."""
+    try:
+        fd = conn.fileno()
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < 2 * SEND_BUFFER:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    except (OSError, AttributeError, ValueError):
+        return PIPE_BYTES
+    if sys.platform != "linux":
+        return PIPE_BYTES  # (other kernels count a socket's buffer their own way)
+    return max(PIPE_BYTES, size // 2)
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -174,6 +202,8 @@ class WorkerHandle:
         self._count = 0
         self._bytes = 0
         self._since = 0.0  # when the worker was last sent tasks while idle
+        #: Most bytes of batches in flight to the worker (`send_room`, `wants`).
+        self.room = send_room(self.conn)
 
     def readable(self) -> bool:
         """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
@@ -285,20 +315,21 @@ class WorkerHandle:
 
     def wants(self, size: int, most: int) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while
-        it has less than one batch's tasks in flight, and a third batch while the two last less
+        it has less than one batch's tasks in flight, and more while those in flight last less
         than `AHEAD` seconds at its pace (a fast backend's, over before the parent's next look
         or two); either only while the bytes of the batches in flight and the next stay within
-        `PIPE_BYTES`, so that the worker's pipe never fills (a parent blocked writing to it
-        would not read the pipe the worker writes to). An idle worker always gets one."""
+        its connection's `room`, so that the worker's pipe never fills (a parent blocked
+        writing to it would not read the pipe the worker writes to). An idle worker always
+        gets one."""
         flying = len(self.tasks)
         if not flying:
             return True
-        if flying >= size and (flying > 2 * size or not self.pace or self.ahead() >= AHEAD):
+        if flying >= size and (not self.pace or self.ahead() >= AHEAD):
             return False
         sent, done = self._sent, self._count - flying  # (tasks leave in order)
         while sent and sent[0][0] <= done:
             self._bytes -= sent.popleft()[1]
-        return self._bytes + most <= PIPE_BYTES
+        return self._bytes + most <= self.room
 
     def arm(self, now: float, grace: Callable[[float], float]) -> None:
         """Start the clock of the task now at the head of the queue."""
