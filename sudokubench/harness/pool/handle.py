@@ -8,8 +8,9 @@ before and while the worker loads what the backend needs for a new shape (`loadi
 also looks at the worker's shared marker, so a later task with a shorter timeout is not
 overlooked behind held outcomes; and its pace (`look`, from that marker at each of the
 parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
-sleep and `wants` into a third batch). `describe_exit` words how a dead worker ended.
-Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
+sleep and `wants` into batches beyond two, within the bytes its connection holds:
+`send_room`). `describe_exit` words how a dead worker ended. Which tasks a
+handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "PIPE_BYTES",
     "SEND_BUFFER",
     "TICK",
+    "WRITE_BYTES",
     "WorkerHandle",
     "describe_exit",
     "main_hidden",
@@ -72,26 +74,28 @@ PIPE_BYTES = 64_000
 #: and reports that): room for a fast worker's `AHEAD` of batches, about 0.5 MB of the kernel's
 #: memory a worker at most.
 SEND_BUFFER = 256 * 1024
+#: Bytes a batch is counted for besides its pickle (`WorkerHandle.send`): a write's buffer in
+#: the kernel (Linux: up to twice its bytes rounded up, and ~0.6 KB more) against half the
+#: buffer, so that many small batches (a queue's last tasks) fit as surely as large ones.
+WRITE_BYTES = 1024
 
 
 def send_room(conn: Any) -> int:
-    """Bytes of batches that may be in flight on `conn` without the parent's write blocking:
-    half the send buffer the kernel reports for the connection's socket (multiprocessing's
-    duplex `Pipe` is a socket pair on POSIX; Linux charges a write's buffers, a few percent over
-    its bytes for a batch's, to the writer's buffer, and the worker may not have read a
-    byte), asked up to `SEND_BUFFER` first; `PIPE_BYTES` where the buffer cannot be read or
-    set (not a socket, another system)."""
+    """Bytes of batches (`WRITE_BYTES` a batch included) that may be in flight on `conn`
+    without the parent's write blocking. On Linux, multiprocessing's duplex `Pipe` is a
+    socket pair, whose writes are charged to the writer's send buffer until the reader reads
+    them (the worker may not have read a byte): half the buffer the kernel reports, asked up
+    to `SEND_BUFFER` first. Elsewhere, or where the buffer cannot be read, `PIPE_BYTES`."""
+    if sys.platform != "linux":
+        return PIPE_BYTES  # (other kernels count a socket's buffer their own way)
     try:
-        fd = conn.fileno()
-        with socket.socket(fileno=os.dup(fd)) as sock:
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
             if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < 2 * SEND_BUFFER:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
     except (OSError, AttributeError, ValueError):
         return PIPE_BYTES
-    if sys.platform != "linux":
-        return PIPE_BYTES  # (other kernels count a socket's buffer their own way)
-    return max(PIPE_BYTES, size // 2)
+    return size // 2
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -260,8 +264,9 @@ class WorkerHandle:
         payload = tasks_pickle(list(map(tuple, batch)))
         self.conn.send_bytes(payload)
         self._count += len(batch)
-        self._bytes += len(payload)
-        self._sent.append((self._count, len(payload)))
+        cost = len(payload) + WRITE_BYTES
+        self._bytes += cost
+        self._sent.append((self._count, cost))
         self._left += len(batch)
         if idle:
             self._since = time.perf_counter()
