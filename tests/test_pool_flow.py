@@ -5,6 +5,9 @@ pool whose workers get new batches in the look that read their outcomes."""
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
+import sys
 import types
 from collections import deque
 
@@ -13,7 +16,16 @@ from support import TELEGRAM
 
 from sudokubench.grid import Grid, is_solution
 from sudokubench.harness.pool import LocalPool, Task
-from sudokubench.harness.pool.handle import AHEAD, LONG_TICK, PIPE_BYTES, TICK, WorkerHandle, pause
+from sudokubench.harness.pool.handle import (
+    AHEAD,
+    LONG_TICK,
+    PIPE_BYTES,
+    TICK,
+    WRITE_BYTES,
+    WorkerHandle,
+    pause,
+    send_room,
+)
 from sudokubench.harness.pool.local import BATCH_BYTES
 
 
@@ -37,6 +49,7 @@ def handle() -> WorkerHandle:
     worker.deadline, worker.started = math.inf, 0.0
     worker.pace, worker._looked, worker._left, worker._mark = 0.0, 0.0, 0, None
     worker._sent, worker._count, worker._bytes, worker._since = deque(), 0, 0, 0.0
+    worker.room = PIPE_BYTES
     return worker
 
 
@@ -104,8 +117,9 @@ def test_a_worker_that_ran_dry_bounds_its_pace() -> None:
     assert worker.pace == pytest.approx(0.030 / 200)
 
 
-def test_a_fast_worker_gets_a_third_batch_within_the_pipes_bytes() -> None:
+def test_a_fast_worker_gets_batches_while_they_last_under_ahead() -> None:
     worker = handle()
+    worker.room = 10**6  # (the bytes' rule apart: below)
     size = 100
     assert worker.wants(size, BATCH_BYTES)  # idle
     worker.send(tasks(0, 100), grace)
@@ -117,9 +131,12 @@ def test_a_fast_worker_gets_a_third_batch_within_the_pipes_bytes() -> None:
     worker.running.value = 100
     worker.look(0.010)  # 100 us a task: its 100 tasks left last 10 ms
     assert worker.ahead() < AHEAD and worker.wants(size, BATCH_BYTES)
-    worker.send(tasks(200, 100), grace)
-    worker.look(0.010)
-    assert not worker.wants(size, BATCH_BYTES)  # three (over two batches' tasks)
+    # more, as many as last under AHEAD at its pace (50 ms: 500 tasks), not three at most
+    sent = 0
+    while worker.wants(size, BATCH_BYTES):
+        worker.send(tasks(200 + 100 * sent, 100), grace)
+        sent += 1
+    assert sent == 4 and worker._left == 500 and worker.ahead() == pytest.approx(AHEAD)
     # a slow worker: two batches that last AHEAD or more get no third
     slow = handle()
     slow.send(tasks(0, 100), grace)
@@ -154,7 +171,7 @@ def test_a_third_batch_never_overfills_the_workers_pipe() -> None:
     worker.look(0.002)
     assert worker.wants(size, BATCH_BYTES)  # (one batch in flight: it and a next fit)
     worker.send(tasks(80, 40, big), grace)
-    assert worker._bytes == sum(worker.conn.sent[1:]) <= PIPE_BYTES
+    assert worker._bytes == sum(worker.conn.sent[1:]) + 2 * WRITE_BYTES <= PIPE_BYTES
 
 
 def test_small_batches_of_large_puzzles_fill_no_more_than_the_pipe() -> None:
@@ -200,3 +217,25 @@ def test_a_worker_has_its_next_batch_when_the_caller_gets_its_outcomes() -> None
             for outcome in outcomes:
                 assert is_solution(Grid.parse(outcome.solutions[0]), Grid.parse(TELEGRAM))
     assert seen == n
+
+
+def test_the_room_on_a_workers_connection_is_never_overfilled() -> None:
+    """`send_room` on a real connection (the socket pair of multiprocessing's duplex `Pipe`):
+    batches sent while `wants`' bytes rule allows them never block the parent, large or small,
+    with the worker reading none of them."""
+    ctx = multiprocessing.get_context("spawn")
+    for payload in (150, 1_000, 5_000, 15_000, BATCH_BYTES - 1):
+        parent, child = ctx.Pipe(duplex=True)
+        try:
+            room = send_room(parent)
+            if sys.platform == "linux":
+                assert room > PIPE_BYTES  # (a socket's buffer, raised: more than a pipe's)
+            os.set_blocking(parent.fileno(), False)
+            used = 0
+            while used + BATCH_BYTES + WRITE_BYTES <= room:  # (`wants`: the next's most)
+                parent.send_bytes(b"x" * payload)  # BlockingIOError if it would block
+                used += payload + WRITE_BYTES
+            assert used > room // 2
+        finally:
+            parent.close()
+            child.close()

@@ -8,8 +8,9 @@ before and while the worker loads what the backend needs for a new shape (`loadi
 also looks at the worker's shared marker, so a later task with a shorter timeout is not
 overlooked behind held outcomes; and its pace (`look`, from that marker at each of the
 parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
-sleep and `wants` into a third batch). `describe_exit` words how a dead worker ended.
-Which tasks a handle gets, and when it is killed, is `LocalPool`'s business.
+sleep and `wants` into batches beyond two, within the bytes its connection holds:
+`send_room`). `describe_exit` words how a dead worker ended. Which tasks a
+handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import os
 import pickle
 import select
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -42,11 +45,14 @@ __all__ = [
     "LOAD_TIMEOUT",
     "LONG_TICK",
     "PIPE_BYTES",
+    "SEND_BUFFER",
     "TICK",
+    "WRITE_BYTES",
     "WorkerHandle",
     "describe_exit",
     "main_hidden",
     "pause",
+    "send_room",
 ]
 
 #: Seconds a worker may take to start and load a backend before it counts as stuck
@@ -58,12 +64,38 @@ LOAD_TIMEOUT = load_timeout()
 #: parent ~70 us of CPU time on a 2-core VM, and a worker its caches when they share cores).
 TICK = 0.005
 LONG_TICK = 0.025
-#: Seconds of work in flight under which a worker gets a third batch (`WorkerHandle.wants`):
+#: Seconds of work in flight under which a worker gets a batch beyond two (`WorkerHandle.wants`):
 #: two of the parent's longest sleeps.
 AHEAD = 2 * LONG_TICK
-#: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`):
-#: within a pipe's 64 KiB, what Linux gives one.
+#: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`), where
+#: the connection's buffer cannot be read: within a pipe's 64 KiB, what Linux gives one.
 PIPE_BYTES = 64_000
+#: The send buffer asked for a worker's connection (`SO_SNDBUF`; Linux doubles what it is asked
+#: and reports that): room for a fast worker's `AHEAD` of batches, about 0.5 MB of the kernel's
+#: memory a worker at most.
+SEND_BUFFER = 256 * 1024
+#: Bytes a batch is counted for besides its pickle (`WorkerHandle.send`): a write's buffer in
+#: the kernel (Linux: up to twice its bytes rounded up, and ~0.6 KB more) against half the
+#: buffer, so that many small batches (a queue's last tasks) fit as surely as large ones.
+WRITE_BYTES = 1024
+
+
+def send_room(conn: Any) -> int:
+    """Bytes of batches (`WRITE_BYTES` a batch included) that may be in flight on `conn`
+    without the parent's write blocking. On Linux, multiprocessing's duplex `Pipe` is a
+    socket pair, whose writes are charged to the writer's send buffer until the reader reads
+    them (the worker may not have read a byte): half the buffer the kernel reports, asked up
+    to `SEND_BUFFER` first. Elsewhere, or where the buffer cannot be read, `PIPE_BYTES`."""
+    if sys.platform != "linux":
+        return PIPE_BYTES  # (other kernels count a socket's buffer their own way)
+    try:
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < 2 * SEND_BUFFER:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    except (OSError, AttributeError, ValueError):
+        return PIPE_BYTES
+    return size // 2
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -174,6 +206,8 @@ class WorkerHandle:
         self._count = 0
         self._bytes = 0
         self._since = 0.0  # when the worker was last sent tasks while idle
+        #: Most bytes of batches in flight to the worker (`send_room`, `wants`).
+        self.room = send_room(self.conn)
 
     def readable(self) -> bool:
         """Whether a message (or the EOF of a dead worker) is waiting, without blocking."""
@@ -230,8 +264,9 @@ class WorkerHandle:
         payload = tasks_pickle(list(map(tuple, batch)))
         self.conn.send_bytes(payload)
         self._count += len(batch)
-        self._bytes += len(payload)
-        self._sent.append((self._count, len(payload)))
+        cost = len(payload) + WRITE_BYTES
+        self._bytes += cost
+        self._sent.append((self._count, cost))
         self._left += len(batch)
         if idle:
             self._since = time.perf_counter()
@@ -285,20 +320,21 @@ class WorkerHandle:
 
     def wants(self, size: int, most: int) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while
-        it has less than one batch's tasks in flight, and a third batch while the two last less
+        it has less than one batch's tasks in flight, and more while those in flight last less
         than `AHEAD` seconds at its pace (a fast backend's, over before the parent's next look
         or two); either only while the bytes of the batches in flight and the next stay within
-        `PIPE_BYTES`, so that the worker's pipe never fills (a parent blocked writing to it
-        would not read the pipe the worker writes to). An idle worker always gets one."""
+        its connection's `room`, so that the worker's pipe never fills (a parent blocked
+        writing to it would not read the pipe the worker writes to). An idle worker always
+        gets one."""
         flying = len(self.tasks)
         if not flying:
             return True
-        if flying >= size and (flying > 2 * size or not self.pace or self.ahead() >= AHEAD):
+        if flying >= size and (not self.pace or self.ahead() >= AHEAD):
             return False
         sent, done = self._sent, self._count - flying  # (tasks leave in order)
         while sent and sent[0][0] <= done:
             self._bytes -= sent.popleft()[1]
-        return self._bytes + most <= PIPE_BYTES
+        return self._bytes + most <= self.room
 
     def arm(self, now: float, grace: Callable[[float], float]) -> None:
         """Start the clock of the task now at the head of the queue."""

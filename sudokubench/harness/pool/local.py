@@ -13,8 +13,9 @@ How `LocalPool` works:
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
-  never waits for the next, three when two last less than `handle.AHEAD` (50 ms) at its pace, as
-  long as their bytes fit its pipe (`WorkerHandle.wants`), and a worker's new batches go out in
+  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace, as
+  long as their bytes fit its pipe (`WorkerHandle.wants`; on Linux the pipe is a socket pair whose
+  buffer is raised and read, `handle.send_room`), and a worker's new batches go out in
   the look that read the outcomes that made room for them, before the caller's turn with those
   outcomes. Batches shrink as the queue drains so the workers finish together. `run` takes the
   caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
@@ -273,7 +274,7 @@ class LocalPool:
             self._workers.append(self._new_worker(lane))
 
     def _dispatch(self, queues: dict[str | None, deque[Task]]) -> None:
-        """Top up every worker from its lane's queue to two batches in flight, three for a
+        """Top up every worker from its lane's queue to two batches in flight, more for a
         fast backend (`WorkerHandle.wants`); batches shrink near the end."""
         self._staff(queues)
         in_flight = sum(len(w.tasks) for w in self._workers)
