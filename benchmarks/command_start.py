@@ -225,23 +225,31 @@ def timeline(folder: Path, count: int) -> None:
     print(f"whole command {wall:.2f} s, the run's wall_s {run_wall:.2f} s, load {_load()}")
 
 
-def server_modules(folder: Path) -> list[str]:
-    """The modules `folder`'s fork server imports for `compare -b native`."""
+def server_modules(folder: Path) -> tuple[list[str], dict[str, str]]:
+    """The modules `folder`'s fork server imports for `compare -b native`, and what it adds
+    to its environment for them (`boot.server_environment`, where the revision has it)."""
     code = (
+        "import json, os\n"
+        "from sudokubench.harness.pool import boot\n"
         "from sudokubench.harness.pool.local import WORKER_MODULES, _modules\n"
-        "print(' '.join([*WORKER_MODULES, *_modules(['native'])]))"
+        "modules = [*WORKER_MODULES, *_modules(['native'])]\n"
+        "added = getattr(boot, 'server_environment', lambda environ: {})(os.environ)\n"
+        "print(json.dumps([modules + ([boot.SERVER_BOOTED] if added else []), added]))"
     )
     env = {**os.environ, "PYTHONPATH": str(folder)}
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=folder, capture_output=True, text=True
     )
-    return done.stdout.split()
+    modules, added = json.loads(done.stdout)
+    return modules, added
 
 
-def server_cpu(folder: Path, modules: list[str]) -> float:
+def server_cpu(folder: Path, modules: tuple[list[str], dict[str, str]]) -> float:
     """CPU seconds of a process that imports what `folder`'s fork server does (`python -B`,
-    as multiprocessing starts it): the server's work before it forks its first worker."""
-    env = {**os.environ, "PYTHONPATH": str(folder)}
+    as multiprocessing starts it, in its environment): the server's work before it forks its
+    first worker."""
+    modules, added = modules
+    env = {**os.environ, **added, "PYTHONPATH": str(folder)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     code = f"import {', '.join(modules)}"
     subprocess.run([sys.executable, "-B", "-c", code], env=env, cwd=folder, check=True)

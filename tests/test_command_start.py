@@ -4,6 +4,7 @@ importing numba (`native.kernel_cached_beside`), so the command's process never 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -203,3 +204,79 @@ def test_a_compare_command_line_registers_compare_alone(tmp_path):
     done = subprocess.run(run, capture_output=True, text=True)
     assert done.stdout.split()[-4:] == ["True", "True", "True", "True"], done.stderr
     assert "Usage: sudokubench solve" in done.stdout
+
+
+SERVER_ENV = """
+import json, multiprocessing, os, sys
+from multiprocessing import forkserver
+from sudokubench.harness.pool import boot
+
+def blas_threads():
+    # the threads of the OpenBLAS numpy loaded (None where it is not found)
+    import ctypes
+    import numpy  # (imported by the server: its OpenBLAS as the server started it)
+
+    with open("/proc/self/maps") as maps:
+        libs = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    for lib in sorted(libs):
+        handle = ctypes.CDLL(lib)
+        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
+            if hasattr(handle, name):
+                return getattr(handle, name)()
+    return None
+
+
+def report(queue):
+    queue.put([sorted(os.environ.items()), blas_threads()])
+
+if __name__ == "__main__":
+    before = sorted(os.environ.items())
+    assert boot.boot_fork_server(["native"])
+    after = sorted(os.environ.items())
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    worker = context.Process(target=report, args=(queue,))
+    worker.start()
+    seen, threads = queue.get(timeout=120)
+    worker.join()
+    print(json.dumps([before == after, seen == before, threads]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server and /proc")
+@pytest.mark.parametrize("blas", [None, "OMP_NUM_THREADS"])
+def test_the_fork_server_environment(tmp_path, blas):
+    """The fork server imports numpy with OpenBLAS on one thread (no thread pool to start)
+    where no variable sets its threads, and takes that out before it forks a worker: the
+    command's environment and each worker's are the command's own, unchanged; the workers'
+    OpenBLAS keeps one thread. A variable the user set is left to OpenBLAS."""
+    from sudokubench.harness.pool import boot
+
+    script = tmp_path / "server_env.py"
+    script.write_text(SERVER_ENV)
+    env = {k: v for k, v in os.environ.items() if k not in boot.BLAS_THREADS}
+    if blas:
+        env[blas] = "2"
+        assert boot.server_environment(env) == {}
+    else:
+        assert boot.server_environment(env) == {
+            "OPENBLAS_NUM_THREADS": "1",
+            "SUDOKUBENCH_SERVER_ADDED": "OPENBLAS_NUM_THREADS",
+        }
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    unchanged, worker_same, threads = json.loads(done.stdout or "null") or (None, None, None)
+    assert (unchanged, worker_same) == (True, True), done.stderr[-2000:]
+    if threads is not None:  # (numpy's OpenBLAS found: its threads in a worker)
+        assert threads == (2 if blas else 1)
+
+
+def test_booted_takes_out_what_was_added():
+    from sudokubench.harness.pool import boot
+    from sudokubench.harness.pool.booted import restore
+
+    environ = {"PATH": "/bin", **boot.server_environment({"PATH": "/bin"})}
+    assert restore(environ) == ["OPENBLAS_NUM_THREADS"]
+    assert environ == {"PATH": "/bin"}
+    assert restore(environ) == [] and environ == {"PATH": "/bin"}

@@ -10,7 +10,7 @@ cached code: about 1 s), on a machine with a core for each.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 #: What every worker imports; the fork server imports it once for all of them.
 WORKER_MODULES = (
@@ -54,13 +54,45 @@ def boot_fork_server(preload: Iterable[str]) -> bool:
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return False
+    import os
     from multiprocessing import forkserver
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(
-        [*WORKER_MODULES, *_modules(preload)]
-    )
-    forkserver.ensure_running()
+    modules = [*WORKER_MODULES, *_modules(preload)]
+    added = server_environment(os.environ)
+    if added:
+        modules.append(SERVER_BOOTED)  # (takes `added` out of the server's environment)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(modules)
+    try:
+        for name, value in added.items():
+            os.environ[name] = value
+        forkserver.ensure_running()
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
     return True
+
+
+#: The variables that set OpenBLAS's threads (its own first); `server_environment` sets
+#: the first only when none is set.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+#: The variable that names what `server_environment` added (read by `SERVER_BOOTED`).
+ADDED = "SUDOKUBENCH_SERVER_ADDED"
+#: The module the fork server imports last when its environment had additions: it takes them
+#: out, so that the workers forked from it (and the programs they run) see the environment
+#: as the command had it.
+SERVER_BOOTED = "sudokubench.harness.pool.booted"
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the fork server's environment has added to `environ`, for its imports alone:
+    `OPENBLAS_NUM_THREADS=1` where no variable sets OpenBLAS's threads. numpy's import (the
+    native kernel's arrays) starts OpenBLAS's thread pool, a thread a core, which costs the
+    server about 0.05-0.07 s of CPU (of numpy's 0.15-0.2) on its way to its first worker; no
+    worker of the harness calls numpy's BLAS (a backend's solve is on one core). OpenBLAS
+    reads it once, at numpy's import; the server then takes it out (`SERVER_BOOTED`)."""
+    if any(name in environ for name in BLAS_THREADS) or ADDED in environ:
+        return {}
+    return {BLAS_THREADS[0]: "1", ADDED: BLAS_THREADS[0]}
 
 
 #: `compare`'s options that keep `boot_for_command` from starting the server: the tasks run
