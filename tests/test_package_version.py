@@ -29,7 +29,12 @@ def test_every_installed_distribution_as_importlib_reads_it() -> None:
             assert fast is None or (fast or None) == expected, spelling
 
 
-def test_the_usual_case_needs_no_importlib_metadata() -> None:
+def test_the_usual_case_needs_no_importlib_metadata(monkeypatch) -> None:
+    # The usual case made here, whatever earlier tests left on the path: the folder that
+    # holds numba's metadata, and Python's own finders alone.
+    site = str(metadata.distribution("numba")._path.parent)
+    monkeypatch.setattr(sys, "path", [site])
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if isinstance(f, type)])
     assert _dist_info_version("numba") == metadata.version("numba")
     assert _dist_info_version("no-such-distribution-here") == ""
     assert package_version("no-such-distribution-here") is None
