@@ -47,6 +47,8 @@ LOG = "FLOW_LOG"
 SHORT = 1e-4
 #: The share of the span counted as its start, and as its end, for the waits' histogram.
 EDGE = 0.1
+#: The caller's turns with an item the pool handed it shown one by one from this long.
+LONG_STEP = 0.01
 
 
 def _queued() -> float:
@@ -158,6 +160,7 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
     pool = local.LocalPool(jobs=jobs, preload=(backend,))
     ends: list[float] = []
     began: list[float] = []
+    steps: list[tuple[float, float]] = []  # the caller's turns with what the pool handed it
 
     class Measured:
         def prepare(self, backends: Any) -> Any:
@@ -168,6 +171,7 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
             for item in pool.run_columns(tasks):
                 ends[:] = [time.perf_counter()]
                 yield item
+                steps.append((ends[0], time.perf_counter()))
 
     args = CompareArgs(files=(str(path),), backends=(backend,), limit=2, timeout=10.0, jobs=jobs)
     queued_before = _queued()
@@ -211,6 +215,8 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
         "blocked": blocked,
         "queued": queued,
         "parent_queued": _queued() - queued_before,
+        "steps": len(steps),
+        "long_steps": [(a - start, b - a) for a, b in steps if b - a >= LONG_STEP],
         "edges": edges(each, end - start),
         "worker_cpu": worker_cpu,
         "parent_cpu": noise["parent_cpu_s"],
@@ -258,6 +264,8 @@ def show(label: str, r: dict[str, Any]) -> str:
         + " + ".join(f"{q:.3f}" for q in r["queued"])
         + f", parent {r['parent_queued']:.3f}\n    waits (start/middle/end, s and count): "
         + ", ".join(f"{k} {v[0]:.3f} ({v[1]})" for k, v in r["edges"].items())
+        + f"\n    the caller's {r['steps']} steps; over {LONG_STEP * 1e3:.0f} ms (at ms, for ms): "
+        + " ".join(f"{a * 1e3:.0f}+{b * 1e3:.1f}" for a, b in r["long_steps"])
         + "\n    each (at ms, for ms): "
         + " | ".join(
             " ".join(f"{a * 1e3:.0f}+{b * 1e3:.1f}" for a, b in waits) for waits in r["each"]
