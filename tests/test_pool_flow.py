@@ -253,7 +253,9 @@ def test_the_pool_looks_at_its_workers_between_the_callers_slow_steps(monkeypatc
     """A caller whose every step outlasts `TICK`: before each list after the first (a look
     reads one from each of two workers, or more), the pool looked at the workers again (read
     their pipes, sent them batches), not only once a sleep; every answer checked."""
-    monkeypatch.setattr(local, "PENDING", 10**6)  # (a look before every step: below)
+    # (a look before every step, below: any number of lists waiting, any work in flight)
+    monkeypatch.setattr(local, "PENDING", 10**6)
+    monkeypatch.setattr(local, "ahead_for", lambda gap: 10.0)
     n = 80
     work = tasks(0, n)
     with LocalPool(jobs=2, batch_size=4, preload=("fast",)) as pool:

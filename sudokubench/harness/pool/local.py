@@ -454,9 +454,16 @@ class LocalPool:
                     yield pending.popleft()
                     # The caller's turn with a look's outcomes can outlast the work in flight
                     # (tens of ms with jobs 2, its process sharing two cores with the workers):
-                    # between its steps, a look once `TICK` has passed, while few steps wait
-                    # (what waits stays bounded: memory flat).
-                    if len(pending) < PENDING and time.perf_counter() - looked >= TICK:
+                    # between its steps, a look once `TICK` has passed and a worker runs out
+                    # within half the work it would be given (no look for nothing), while few
+                    # steps wait (what waits stays bounded: memory flat).
+                    now = time.perf_counter()
+                    if (
+                        len(pending) < PENDING
+                        and now - looked >= TICK
+                        and min((w.ahead(now) for w in self._workers), default=0.0)
+                        < ahead_for(gap) / 2
+                    ):
                         pending.extend(look())
                         looked = time.perf_counter()
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
