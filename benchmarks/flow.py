@@ -20,8 +20,13 @@ its loop slept and how many times (its looks). Printed for each run:
   each began in the span (`start`: its first tenth; `end`: its last tenth, or lasting to its
   end; `middle`), and each wait, when it began (ms into the span) and for how long;
 - `cpu`: the workers' CPU seconds and the parent's (`machine.noise.parent_cpu_s`), per task;
-- `looks`: the parent's looks at the pipes in the span, the seconds it slept and the seconds it
-  worked (the span less its sleep), per look.
+- `looks`: the parent's looks at the pipes in the span after a sleep, and in all (those between
+  the caller's steps too), the seconds it slept and the seconds it worked (the span less its
+  sleep), per look after a sleep;
+- `sending`: each worker's seconds in `send` of 0.1 ms or more (its outcomes' buffer full) and
+  its seconds runnable but waiting for a core (Linux's schedstat, over its life), the parent's
+  over `compare`; the caller's steps (its turns with what the pool handed it), those of 10 ms
+  or more one by one.
 
 With `--revisions`, each revision's `sudokubench` (`git archive`, `.` the working tree) runs in
 its own process, the revisions' order reversed every other round, jobs 1 and 2 in each; the
@@ -158,6 +163,13 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
 
     local.pause = pause
     pool = local.LocalPool(jobs=jobs, preload=(backend,))
+    real_dispatch, dispatches = pool._dispatch, []
+
+    def dispatch(*args: Any) -> None:  # (one a look, those between the caller's steps too)
+        dispatches.append(time.perf_counter())
+        real_dispatch(*args)
+
+    pool._dispatch = dispatch  # type: ignore[method-assign]
     ends: list[float] = []
     began: list[float] = []
     steps: list[tuple[float, float]] = []  # the caller's turns with what the pool handed it
@@ -216,6 +228,7 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
         "queued": queued,
         "parent_queued": _queued() - queued_before,
         "steps": len(steps),
+        "dispatches": sum(1 for t in dispatches if start <= t <= end),
         "long_steps": [(a - start, b - a) for a, b in steps if b - a >= LONG_STEP],
         "edges": edges(each, end - start),
         "worker_cpu": worker_cpu,
@@ -255,7 +268,8 @@ def show(label: str, r: dict[str, Any]) -> str:
         f"{label} jobs {r['jobs']}: run {r['run']:.2f} s, first task at {r['before']:.2f}, "
         f"span {r['span']:.2f}; idle {idle} s "
         f"({waits} waits); cpu workers {r['worker_cpu']:.2f} parent {r['parent_cpu']:.2f} "
-        f"({r['parent_cpu'] / n * 1e6:.1f} us a task); looks {r['looks']}, slept "
+        f"({r['parent_cpu'] / n * 1e6:.1f} us a task); looks {r['looks']} after a sleep, "
+        f"{r['dispatches']} in all; slept "
         f"{r['slept']:.2f} s, worked {r['worked']:.2f} s "
         f"({r['worked'] / r['looks'] * 1e3:.2f} ms a look, pause {r['pause'] * 1e3:.1f} ms); "
         f"load {r['load']:.1f}\n    sending (s): "
