@@ -13,11 +13,15 @@ How `LocalPool` works:
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
-  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace, as
+  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace,
+  or twice the time between the parent's looks lately (`handle.ahead_for`, 0.2 s at most), as
   long as their bytes fit its pipe (`WorkerHandle.wants`; on Linux the pipe is a socket pair whose
   buffer is raised and read, `handle.send_room`), and a worker's new batches go out in
   the look that read the outcomes that made room for them, before the caller's turn with those
-  outcomes. Batches shrink as the queue drains so the workers finish together. `run` takes the
+  outcomes; while the caller works through a look's outcomes, the pool looks again between
+  its steps when a worker runs low (`PENDING`). Batches shrink as the queue drains, and once the
+  tasks are all taken a worker holds at most its share of what is left, so the workers finish
+  together. `run` takes the
   caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
   worker, sent at once, and the window fills while they run. Outcomes come back as soon as they
   finish, those finishing within `HOLD` (20 ms) of each other in one message (a task that takes
