@@ -16,10 +16,17 @@ its loop slept and how many times (its looks). Printed for each run:
   outcome the parent read; `pause`, the median of the sleeps the loop asked for (`handle.pause`);
 - `idle`: each worker's seconds blocked in `receive` with nothing to do within the span (the
   wait after its last batch until the span's end included: the end's imbalance), and how many
-  times it waited (waits under 0.1 ms not counted);
+  times it waited (waits under 0.1 ms not counted); then the waits' seconds and count by where
+  each began in the span (`start`: its first tenth; `end`: its last tenth, or lasting to its
+  end; `middle`), and each wait, when it began (ms into the span) and for how long;
 - `cpu`: the workers' CPU seconds and the parent's (`machine.noise.parent_cpu_s`), per task;
-- `looks`: the parent's looks at the pipes in the span, the seconds it slept and the seconds it
-  worked (the span less its sleep), per look.
+- `looks`: the parent's looks at the pipes in the span after a sleep, and in all (those between
+  the caller's steps too), the seconds it slept and the seconds it worked (the span less its
+  sleep), per look after a sleep;
+- `sending`: each worker's seconds in `send` of 0.1 ms or more (its outcomes' buffer full) and
+  its seconds runnable but waiting for a core (Linux's schedstat, over its life), the parent's
+  over `compare`; the caller's steps (its turns with what the pool handed it), those of 10 ms
+  or more one by one.
 
 With `--revisions`, each revision's `sudokubench` (`git archive`, `.` the working tree) runs in
 its own process, the revisions' order reversed every other round, jobs 1 and 2 in each; the
@@ -43,6 +50,18 @@ from typing import Any
 LOG = "FLOW_LOG"
 #: Waits shorter than this are not counted as waits (their seconds still are).
 SHORT = 1e-4
+#: The share of the span counted as its start, and as its end, for the waits' histogram.
+EDGE = 0.1
+#: The caller's turns with an item the pool handed it shown one by one from this long.
+LONG_STEP = 0.01
+
+
+def _queued() -> float:
+    """This process's seconds runnable but waiting for a core (Linux's schedstat), or NaN."""
+    try:
+        return int(Path("/proc/self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
 def _trace_worker() -> None:
@@ -62,14 +81,28 @@ def _trace_worker() -> None:
             waits.append((began, time.perf_counter()))
         message = real(conn)
         if message is None:
-            record = {"first": first[0] if first else None, "waits": waits}
+            record = {
+                "first": first[0] if first else None,
+                "waits": waits,
+                "sends": [(a, b) for a, b in sends if b - a >= SHORT],
+                "queued": _queued(),
+            }
             path = Path(os.environ[LOG]) / f"worker-{os.getpid()}.json"
             path.write_text(json.dumps(record))
         elif not first:
             first.append(time.perf_counter())
         return message
 
+    real_send = worker.send
+
+    def send(conn: Any, message: Any) -> None:
+        began = time.perf_counter()
+        real_send(conn, message)
+        sends.append((began, time.perf_counter()))
+
+    sends: list[tuple[float, float]] = []
     worker.receive = receive
+    worker.send = send
 
 
 if os.environ.get(LOG) and __name__ != "__main__":  # imported by the fork server
@@ -130,8 +163,16 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
 
     local.pause = pause
     pool = local.LocalPool(jobs=jobs, preload=(backend,))
+    real_dispatch, dispatches = pool._dispatch, []
+
+    def dispatch(*args: Any) -> None:  # (one a look, those between the caller's steps too)
+        dispatches.append(time.perf_counter())
+        real_dispatch(*args)
+
+    pool._dispatch = dispatch  # type: ignore[method-assign]
     ends: list[float] = []
     began: list[float] = []
+    steps: list[tuple[float, float]] = []  # the caller's turns with what the pool handed it
 
     class Measured:
         def prepare(self, backends: Any) -> Any:
@@ -142,8 +183,10 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
             for item in pool.run_columns(tasks):
                 ends[:] = [time.perf_counter()]
                 yield item
+                steps.append((ends[0], time.perf_counter()))
 
     args = CompareArgs(files=(str(path),), backends=(backend,), limit=2, timeout=10.0, jobs=jobs)
+    queued_before = _queued()
     report = compare(args, db=folder / "run.sqlite", executor=Measured())
     worker_cpu = sum(process_cpu(w.process.pid) for w in pool._workers)
     pool.close()
@@ -152,14 +195,18 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
     logs = [json.loads(p.read_text()) for p in folder.glob("worker-*.json")]
     end = ends[0]
     start = min(log["first"] for log in logs if log["first"] is not None)
-    idle, waits = [], []
+    idle, waits, each, blocked, queued = [], [], [], [], []
     for log in logs:
         if log["first"] is None:
             continue
+        sent = [(max(a, log["first"]), min(b, end)) for a, b in log["sends"]]
+        blocked.append(sum(b - a for a, b in sent if b > a))
+        queued.append(log["queued"])
         spans = [(max(a, log["first"]), min(b, end)) for a, b in log["waits"]]
         spans = [(a, b) for a, b in spans if b > a]
         idle.append(sum(b - a for a, b in spans))
         waits.append(sum(1 for a, b in spans if b - a >= SHORT))
+        each.append([(a - start, b - a) for a, b in spans if b - a >= SHORT])
     sleeps = [(max(a, start), min(b, end)) for a, b in clock.sleeps]
     sleeps = [(a, b) for a, b in sleeps if b > a]
     looks = len(sleeps) + 1
@@ -176,6 +223,14 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
         "before": start - began[0],
         "idle": idle,
         "waits": waits,
+        "each": each,
+        "blocked": blocked,
+        "queued": queued,
+        "parent_queued": _queued() - queued_before,
+        "steps": len(steps),
+        "dispatches": sum(1 for t in dispatches if start <= t <= end),
+        "long_steps": [(a - start, b - a) for a, b in steps if b - a >= LONG_STEP],
+        "edges": edges(each, end - start),
         "worker_cpu": worker_cpu,
         "parent_cpu": noise["parent_cpu_s"],
         "looks": looks,
@@ -184,6 +239,24 @@ def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
         "pause": statistics.median(pauses) if pauses else 0.0,
         "load": os.getloadavg()[0],
     }
+
+
+def edges(each: list[list[tuple[float, float]]], span: float) -> dict[str, list[float]]:
+    """The waits' seconds and count by where they began in the span: `start` (its first
+    `EDGE`), `end` (its last `EDGE`, or lasting to the span's end: a worker with nothing left
+    while another finishes) and `middle`."""
+    got = {"start": [0.0, 0], "middle": [0.0, 0], "end": [0.0, 0]}
+    for waits in each:
+        for at, length in waits:
+            if at + length >= span - 1e-6 or at >= (1 - EDGE) * span:
+                part = "end"
+            elif at < EDGE * span:
+                part = "start"
+            else:
+                part = "middle"
+            got[part][0] += length
+            got[part][1] += 1
+    return got
 
 
 def show(label: str, r: dict[str, Any]) -> str:
@@ -195,10 +268,22 @@ def show(label: str, r: dict[str, Any]) -> str:
         f"{label} jobs {r['jobs']}: run {r['run']:.2f} s, first task at {r['before']:.2f}, "
         f"span {r['span']:.2f}; idle {idle} s "
         f"({waits} waits); cpu workers {r['worker_cpu']:.2f} parent {r['parent_cpu']:.2f} "
-        f"({r['parent_cpu'] / n * 1e6:.1f} us a task); looks {r['looks']}, slept "
+        f"({r['parent_cpu'] / n * 1e6:.1f} us a task); looks {r['looks']} after a sleep, "
+        f"{r['dispatches']} in all; slept "
         f"{r['slept']:.2f} s, worked {r['worked']:.2f} s "
         f"({r['worked'] / r['looks'] * 1e3:.2f} ms a look, pause {r['pause'] * 1e3:.1f} ms); "
-        f"load {r['load']:.1f}"
+        f"load {r['load']:.1f}\n    sending (s): "
+        + " + ".join(f"{b:.3f}" for b in r["blocked"])
+        + "; waiting for a core (s): workers "
+        + " + ".join(f"{q:.3f}" for q in r["queued"])
+        + f", parent {r['parent_queued']:.3f}\n    waits (start/middle/end, s and count): "
+        + ", ".join(f"{k} {v[0]:.3f} ({v[1]})" for k, v in r["edges"].items())
+        + f"\n    the caller's {r['steps']} steps; over {LONG_STEP * 1e3:.0f} ms (at ms, for ms): "
+        + " ".join(f"{a * 1e3:.0f}+{b * 1e3:.1f}" for a, b in r["long_steps"])
+        + "\n    each (at ms, for ms): "
+        + " | ".join(
+            " ".join(f"{a * 1e3:.0f}+{b * 1e3:.1f}" for a, b in waits) for waits in r["each"]
+        )
     )
 
 
@@ -246,11 +331,19 @@ def main() -> None:
         looks = statistics.median(r["looks"] for r in runs)
         workers = statistics.median(r["worker_cpu"] for r in runs)
         n = runs[0]["tasks"]
+        parts = {
+            k: (
+                statistics.median(r["edges"][k][0] for r in runs),
+                statistics.median(r["edges"][k][1] for r in runs),
+            )
+            for k in ("start", "middle", "end")
+        }
         print(
             f"  {rev:<10} jobs {j}: run {med['run']:.2f} s, span {med['span']:.2f} s, idle "
             f"{idle:.2f} s in all workers ({waits:.0f} waits), parent "
             f"{med['parent_cpu'] / n * 1e6:.1f} us a task, workers {workers / n * 1e6:.1f} us "
-            f"a task, {looks:.0f} looks"
+            f"a task, {looks:.0f} looks; waits "
+            + ", ".join(f"{k} {s:.3f} s ({c:.0f})" for k, (s, c) in parts.items())
         )
 
 

@@ -8,6 +8,7 @@ import math
 import multiprocessing
 import os
 import sys
+import time
 import types
 from collections import deque
 
@@ -15,14 +16,16 @@ import pytest
 from support import TELEGRAM
 
 from sudokubench.grid import Grid, is_solution
-from sudokubench.harness.pool import LocalPool, Task
+from sudokubench.harness.pool import LocalPool, Task, local
 from sudokubench.harness.pool.handle import (
     AHEAD,
     LONG_TICK,
+    MOST_AHEAD,
     PIPE_BYTES,
     TICK,
     WRITE_BYTES,
     WorkerHandle,
+    ahead_for,
     pause,
     send_room,
 )
@@ -50,6 +53,7 @@ def handle() -> WorkerHandle:
     worker.pace, worker._looked, worker._left, worker._mark = 0.0, 0.0, 0, None
     worker._sent, worker._count, worker._bytes, worker._since = deque(), 0, 0, 0.0
     worker.room = PIPE_BYTES
+    worker.lane, worker.draining = None, False
     return worker
 
 
@@ -200,6 +204,79 @@ def test_the_parent_sleeps_half_the_time_until_the_first_worker_runs_dry() -> No
     assert pause([quick, slow], 0.015) == TICK  # 5 ms left: the shortest sleep
     assert pause([slow], 0.0) == LONG_TICK  # 200 ms left: the longest
     assert pause([], 0.0) == TICK
+
+
+def test_the_work_in_flight_covers_the_time_between_the_parents_looks() -> None:
+    assert ahead_for(0.0) == AHEAD and ahead_for(AHEAD / 2) == AHEAD
+    assert ahead_for(0.06) == pytest.approx(0.12)
+    assert ahead_for(10.0) == MOST_AHEAD
+    worker = handle()
+    worker.room = 10**6
+    worker.send(tasks(0, 100), grace)
+    worker.send(tasks(100, 100), grace)
+    worker.running.value = 0
+    worker.look(0.0)
+    worker.running.value = 100
+    worker.look(0.010)  # 100 us a task, 100 left
+    sent = 0
+    while worker.wants(100, BATCH_BYTES, ahead_for(0.05)):  # 100 ms: 1,000 tasks
+        worker.send(tasks(200 + 100 * sent, 100), grace)
+        sent += 1
+    assert sent == 9 and worker._left == 1000
+
+
+def dispatched(more: bool, queued: int) -> list[int]:
+    """The tasks in flight to each of two fast workers (10 us a task, none in flight) after
+    `_dispatch` with `queued` tasks queued."""
+    pool = local.LocalPool.__new__(local.LocalPool)
+    pool.jobs, pool.batch_size, pool.grace = 2, 100, grace
+    pool._staff = lambda queues: None  # type: ignore[method-assign]
+    workers = [handle(), handle()]
+    for w in workers:
+        w.room, w.pace = 10**7, 1e-5
+    pool._workers = workers
+    pool._dispatch({None: deque(tasks(0, queued))}, more)
+    return [len(w.tasks) for w in workers]
+
+
+def test_once_the_tasks_are_all_taken_each_worker_holds_its_share() -> None:
+    # While tasks are still to be taken, a fast worker gets batches up to AHEAD at its pace
+    # (5,000 tasks) whatever the other has.
+    assert dispatched(True, 6000) == [5000, 1000]
+    # Once they are all taken, each its share of what is left (and a first batch always).
+    assert dispatched(False, 6000) == [3000, 3000]
+    assert dispatched(False, 1001) == [501, 500]
+    assert dispatched(False, 1) == [1, 0]
+
+
+def test_the_pool_looks_at_its_workers_between_the_callers_slow_steps(monkeypatch) -> None:
+    """A caller whose every step outlasts `TICK`: before each list after the first (a look
+    reads one from each of two workers, or more), the pool looked at the workers again (read
+    their pipes, sent them batches), not only once a sleep; every answer checked."""
+    # (a look before every step, below: any number of lists waiting, any work in flight)
+    monkeypatch.setattr(local, "PENDING", 10**6)
+    monkeypatch.setattr(local, "ahead_for", lambda gap: 10.0)
+    n = 80
+    work = tasks(0, n)
+    with LocalPool(jobs=2, batch_size=4, preload=("fast",)) as pool:
+        looks = 0
+        real = pool._dispatch
+
+        def counted(*args: object) -> None:
+            nonlocal looks
+            looks += 1
+            real(*args)  # type: ignore[arg-type]
+
+        pool._dispatch = counted  # type: ignore[method-assign]
+        seen, before = 0, -1
+        for outcomes in pool.run_batches(work):
+            assert looks > before  # a look since the caller's last step
+            before = looks
+            seen += len(outcomes)
+            for outcome in outcomes:
+                assert is_solution(Grid.parse(outcome.solutions[0]), Grid.parse(TELEGRAM))
+            time.sleep(2 * TICK)  # the caller's slow step
+    assert seen == n
 
 
 def test_a_worker_has_its_next_batch_when_the_caller_gets_its_outcomes() -> None:

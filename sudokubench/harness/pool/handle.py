@@ -44,11 +44,13 @@ __all__ = [
     "AHEAD",
     "LOAD_TIMEOUT",
     "LONG_TICK",
+    "MOST_AHEAD",
     "PIPE_BYTES",
     "SEND_BUFFER",
     "TICK",
     "WRITE_BYTES",
     "WorkerHandle",
+    "ahead_for",
     "describe_exit",
     "main_hidden",
     "pause",
@@ -67,6 +69,8 @@ LONG_TICK = 0.025
 #: Seconds of work in flight under which a worker gets a batch beyond two (`WorkerHandle.wants`):
 #: two of the parent's longest sleeps.
 AHEAD = 2 * LONG_TICK
+#: Most seconds of work in flight `ahead_for` asks for, however far apart the looks.
+MOST_AHEAD = 0.2
 #: Most bytes of batches in flight to a worker, the next included (`WorkerHandle.wants`), where
 #: the connection's buffer cannot be read: within a pipe's 64 KiB, what Linux gives one.
 PIPE_BYTES = 64_000
@@ -96,6 +100,13 @@ def send_room(conn: Any) -> int:
     except (OSError, AttributeError, ValueError):
         return PIPE_BYTES
     return size // 2
+
+
+def ahead_for(gap: float) -> float:
+    """Seconds of work in flight a worker gets batches up to (`WorkerHandle.wants`) when the
+    parent's looks are `gap` seconds apart (lately, at the longest: `LocalPool._run`): twice
+    that, at least `AHEAD`, at most `MOST_AHEAD`; the bytes' rule bounds it too."""
+    return min(MOST_AHEAD, max(AHEAD, 2 * gap))
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -318,10 +329,11 @@ class WorkerHandle:
             return self.pace * self._left
         return self.pace * self._left - (now - self._looked)
 
-    def wants(self, size: int, most: int) -> bool:
+    def wants(self, size: int, most: int, ahead: float = AHEAD) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while
         it has less than one batch's tasks in flight, and more while those in flight last less
-        than `AHEAD` seconds at its pace (a fast backend's, over before the parent's next look
+        than `ahead` seconds (`AHEAD`, or more when the parent's looks are further apart:
+        `ahead_for`) at its pace (a fast backend's, over before the parent's next look
         or two); either only while the bytes of the batches in flight and the next stay within
         its connection's `room`, so that the worker's pipe never fills (a parent blocked
         writing to it would not read the pipe the worker writes to). An idle worker always
@@ -329,7 +341,7 @@ class WorkerHandle:
         flying = len(self.tasks)
         if not flying:
             return True
-        if flying >= size and (not self.pace or self.ahead() >= AHEAD):
+        if flying >= size and (not self.pace or self.ahead() >= ahead):
             return False
         sent, done = self._sent, self._count - flying  # (tasks leave in order)
         while sent and sent[0][0] <= done:

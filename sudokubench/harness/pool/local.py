@@ -13,11 +13,15 @@ How `LocalPool` works:
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
-  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace, as
+  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace,
+  or twice the time between the parent's looks lately (`handle.ahead_for`, 0.2 s at most), as
   long as their bytes fit its pipe (`WorkerHandle.wants`; on Linux the pipe is a socket pair whose
   buffer is raised and read, `handle.send_room`), and a worker's new batches go out in
   the look that read the outcomes that made room for them, before the caller's turn with those
-  outcomes. Batches shrink as the queue drains so the workers finish together. `run` takes the
+  outcomes; while the caller works through a look's outcomes, the pool looks again between
+  its steps when a worker runs low (`PENDING`). Batches shrink as the queue drains, and once the
+  tasks are all taken a worker holds at most its share of what is left, so the workers finish
+  together. `run` takes the
   caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
   worker, sent at once, and the window fills while they run. Outcomes come back as soon as they
   finish, those finishing within `HOLD` (20 ms) of each other in one message (a task that takes
@@ -113,7 +117,14 @@ from sudokubench.harness.pool.boot import (  # (`_modules`: this module's name f
     boot_fork_server,
 )
 from sudokubench.harness.pool.guard import LOAD_HINT, trusted
-from sudokubench.harness.pool.handle import LOAD_TIMEOUT, WorkerHandle, describe_exit, pause
+from sudokubench.harness.pool.handle import (
+    LOAD_TIMEOUT,
+    TICK,
+    WorkerHandle,
+    ahead_for,
+    describe_exit,
+    pause,
+)
 from sudokubench.harness.pool.memory import format_size, resident_bytes
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
@@ -138,6 +149,9 @@ TASK_BYTES = 200
 _BACKEND, _PUZZLE = operator.attrgetter("backend"), operator.attrgetter("puzzle")
 #: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
 WINDOW = 4096
+#: Lists of outcomes waiting for the caller under which the pool looks at the workers again
+#: between the caller's steps (`_run`), once `TICK` has passed since its last look.
+PENDING = 8
 
 
 class LocalPool:
@@ -273,17 +287,39 @@ class LocalPool:
                 break
             self._workers.append(self._new_worker(lane))
 
-    def _dispatch(self, queues: dict[str | None, deque[Task]]) -> None:
+    def _dispatch(
+        self, queues: dict[str | None, deque[Task]], more: bool = False, gap: float = 0.0
+    ) -> None:
         """Top up every worker from its lane's queue to two batches in flight, more for a
-        fast backend (`WorkerHandle.wants`); batches shrink near the end."""
+        fast backend (`WorkerHandle.wants`); batches shrink near the end. Once the tasks are
+        all taken (`more` false), a worker holds no more than its share of what is left in
+        its lane (beyond one batch), so that the workers finish together. `gap`: the seconds
+        between the parent's looks lately (`handle.ahead_for`)."""
         self._staff(queues)
         in_flight = sum(len(w.tasks) for w in self._workers)
         queued = sum(len(q) for q in queues.values())
         size = max(1, min(self.batch_size, math.ceil((queued + in_flight) / (2 * self.jobs))))
+        shares: dict[str | None, int] = {}
+        ahead = ahead_for(gap)
+        if not more:
+            staff: dict[str | None, list[int]] = {}
+            for worker in self._workers:
+                lane = staff.setdefault(worker.lane, [0, 0])
+                lane[0] += len(worker.tasks)
+                lane[1] += 1
+            for lane, (flying, n) in staff.items():
+                shares[lane] = math.ceil((flying + len(queues.get(lane) or ())) / n)
         for worker in list(self._workers):
             queue = queues.get(worker.lane)
-            while queue and not worker.draining and worker.wants(size, BATCH_BYTES):
-                if not self._send_batch(worker, queue, size):
+            share = shares.get(worker.lane, math.inf)
+            while (
+                queue
+                and not worker.draining
+                and (not worker.tasks or len(worker.tasks) < share)
+                and worker.wants(size, BATCH_BYTES, ahead)
+            ):
+                n = size if share == math.inf else max(1, min(size, share - len(worker.tasks)))
+                if not self._send_batch(worker, queue, n):
                     break
 
     def _send_batch(self, worker: WorkerHandle, queue: deque[Task], size: int) -> bool:
@@ -376,31 +412,64 @@ class LocalPool:
         more = take(2 * self.jobs * self.batch_size)
         if not queues:
             return
+
+        gap = last = 0.0  # seconds between the parent's looks lately; the last one's time
+
+        def look() -> list[list[Outcome] | Batch]:
+            """Read every worker's pipe, check the deadlines and memory, send the new batches
+            (`_dispatch`), take more tasks: what was read, for the caller."""
+            nonlocal more, gap, last
+            found: list[list[Outcome] | Batch] = []
+            for worker in list(self._workers):
+                found.extend(
+                    self._receive(worker, queues.setdefault(worker.lane, deque()), columns)
+                )
+            if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
+                found.append(capped)
+            now = time.perf_counter()
+            for worker in list(self._workers):
+                if worker.tasks and now >= worker.due(self.grace):
+                    queue = queues.setdefault(worker.lane, deque())
+                    found.extend(self._receive(worker, queue, columns))  # in time?
+                    if worker.tasks and now >= worker.due(self.grace):
+                        found.append([self._overrun(worker, queue, now)])
+            for worker in self._workers:
+                worker.look(now)
+            # The time since the last look, followed at once when longer, by a quarter when
+            # shorter (the caller's turns, a commit's among them, and the machine's other
+            # programs set it): the work a worker gets in flight covers it.
+            if last:
+                since = now - last
+                gap = since if since > gap else 0.75 * gap + 0.25 * since
+            last = now
+            self._dispatch(queues, more, gap)
+            if more:
+                more = take()
+            return found
+
         try:
             while more or any(queues.values()) or any(w.tasks for w in self._workers):
                 # What every worker sent, read first; new batches sent next (`_dispatch`),
                 # then what was read handed on: a worker that ran low gets its tasks before
                 # the caller stores and tallies (which takes it milliseconds a look).
-                found: list[list[Outcome] | Batch] = []
-                for worker in list(self._workers):
-                    found.extend(
-                        self._receive(worker, queues.setdefault(worker.lane, deque()), columns)
-                    )
-                if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
-                    found.append(capped)
-                now = time.perf_counter()
-                for worker in list(self._workers):
-                    if worker.tasks and now >= worker.due(self.grace):
-                        queue = queues.setdefault(worker.lane, deque())
-                        found.extend(self._receive(worker, queue, columns))  # in time?
-                        if worker.tasks and now >= worker.due(self.grace):
-                            found.append([self._overrun(worker, queue, now)])
-                for worker in self._workers:
-                    worker.look(now)
-                self._dispatch(queues)
-                if more:
-                    more = take()
-                yield from found
+                pending = deque(look())
+                looked = time.perf_counter()
+                while pending:
+                    yield pending.popleft()
+                    # The caller's turn with a look's outcomes can outlast the work in flight
+                    # (tens of ms with jobs 2, its process sharing two cores with the workers):
+                    # between its steps, a look once `TICK` has passed and a worker runs out
+                    # within half the work it would be given (no look for nothing), while few
+                    # steps wait (what waits stays bounded: memory flat).
+                    now = time.perf_counter()
+                    if (
+                        len(pending) < PENDING
+                        and now - looked >= TICK
+                        and min((w.ahead(now) for w in self._workers), default=0.0)
+                        < ahead_for(gap) / 2
+                    ):
+                        pending.extend(look())
+                        looked = time.perf_counter()
                 # Sleep rather than block on the pipes: a worker writing to a pipe nobody waits
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 now = time.perf_counter()
