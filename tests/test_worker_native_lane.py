@@ -269,13 +269,16 @@ def test_backends_interleaved_a_puzzle_at_a_time_go_the_per_task_way(monkeypatch
     assert not LANED
 
 
-@pytest.mark.parametrize("lane", [True, False])
-def test_each_time_comes_from_its_own_clock(lane, monkeypatch):
+@pytest.mark.parametrize(("lane", "switching"), [(True, True), (True, False), (False, True)])
+def test_each_time_comes_from_its_own_clock(lane, switching, monkeypatch):
     """The wall time is `perf_counter`'s, `cpu_s` `process_time`'s and `cpu_wait_s` the wait
     clock's, on the lane as on the per-task path: each clock is faked to step by its own
     unit (1 s, 1 ms, 10 us a read), so a time read from the wrong clock, or a region that
-    lost its end, shows."""
+    lost its end, shows. The process's context switches (read with the peak) are faked to
+    move at every read (the lane reads the wait clock again after each task) or to stand
+    still (the lane's wait is 0 after its first task, the wait clock read once a task)."""
     from sudokubench.harness.noise import CpuWait
+    from sudokubench.harness.pool.memory import PeakMemory
 
     def stepping(unit: float):
         reads = iter(range(1, 10**9))
@@ -284,14 +287,24 @@ def test_each_time_comes_from_its_own_clock(lane, monkeypatch):
     monkeypatch.setattr(worker.time, "perf_counter", stepping(1.0))
     monkeypatch.setattr(worker.time, "process_time", stepping(0.001))
     waits = stepping(0.00001)
-    monkeypatch.setattr(CpuWait, "seconds", lambda self: waits())
+    wait_reads = []
+    monkeypatch.setattr(CpuWait, "seconds", lambda self: wait_reads.append(1) or waits())
+    switches = stepping(1) if switching else (lambda: 7)
+    real = PeakMemory.peak_switches
+    monkeypatch.setattr(PeakMemory, "peak_switches", lambda self: (real(self)[0], switches()))
     outcomes, _ = served([tasks_of(PUZZLES[:40], limit=1)], lane, monkeypatch)
     if lane:
         assert len(LANED) == 40
-    for o in outcomes:
+    assert len(outcomes) == 40
+    for i, o in enumerate(outcomes):
         assert o.status.name == "SOLVED"
         assert o.solve_s == o.wall_s and o.solve_s >= 1.0 and o.solve_s == int(o.solve_s)
         cpu = o.stats["cpu_s"]
         assert 0.001 <= cpu < 0.05 and abs(cpu * 1000 - round(cpu * 1000)) < 1e-6
         wait = o.stats["cpu_wait_s"]
-        assert 0.00001 <= wait < 0.0005
+        if switching or i == 0:
+            assert 0.00001 <= wait < 0.0005
+        else:
+            assert wait == 0.0
+    if lane and not switching:
+        assert len(wait_reads) == 1 + 40 + 1  # (`made`'s test, a read a task, the first's end)

@@ -71,6 +71,17 @@ class PeakMemory:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         return high_water_bytes("self")
 
+    def peak_switches(self) -> tuple[int | None, int | None]:
+        """`peak` and, from the same `getrusage`, the context switches of the process's
+        threads so far (`ru_nvcsw` + `ru_nivcsw`: never fewer from one read to the next);
+        the switches None where the peak is not read by `getrusage`."""
+        if self._fd is None:
+            return None, None
+        if not self._status:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            return usage.ru_maxrss * 1024, usage.ru_nvcsw + usage.ru_nivcsw
+        return high_water_bytes("self"), None
+
 
 def parse_size(text: str) -> int:
     """Bytes of a size such as `1G`, `512M`, `1.5g`, `800MB` or `1048576`; ValueError saying

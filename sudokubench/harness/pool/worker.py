@@ -527,8 +527,11 @@ class _NativeLane:
     peak-memory reset; the givens written into the thread's shared band state
     (`native.Lane`, as `Native.solve` fills it), timed by `perf_counter` (`encode_s`); the
     CPU-wait clock, `process_time` and `perf_counter` read around the same timed region
-    (`native._run` of the same `prepared`, with its deadline logic) and again after it; the
-    peak read. Then its answer's parts are copied: the task, its givens' bytes, the times and
+    (`native._run` of the same `prepared`, with its deadline logic) and `perf_counter` and
+    `process_time` again after it; the peak read, and with it (one `getrusage`) the process's
+    context switches: when none happened since the last task's peak read, the thread never
+    left its CPU, its run-queue delay stood still and the wait is 0 without a second read of
+    the wait clock; else that clock is read again. Then its answer's parts are copied: the task, its givens' bytes, the times and
     the peak (lists), the kernel's code (a bytearray), its counters NODES to SAVED (56 bytes
     of the state) and the rows it wrote (81 bytes each), held until the message
     (`batch.lane_columns`), sent when `_serve` would send (after `HOLD` seconds, at a batch's
@@ -598,7 +601,8 @@ class _NativeLane:
         prepared = lane.prepared
         head_end, givens_end, saved_at = lane.head_end, lane.givens_end, lane.saved_at
         rows, counters_now = lane.rows, lane.counters
-        reset, peak_of, wait = self.memory.reset, self.memory.peak, self.waited.seconds
+        reset, peak_switches = self.memory.reset, self.memory.peak_switches
+        wait = self.waited.seconds
         perf_counter, process_time = time.perf_counter, time.process_time
         held, general, counters, lines = self.tasks, self.general, self.counters, self.lines
         hold, give, codes = held.append, self.givens.append, self.codes.append
@@ -608,6 +612,7 @@ class _NativeLane:
         space = lane.space
         lent, space.run = space.run, None  # (lent to the lane, as `Native.solve` takes it)
         since = 0.0
+        switched = None  # the process's context switches at the last peak read (this call)
         k = at
         try:
             while k < len(tasks):
@@ -652,14 +657,23 @@ class _NativeLane:
                         end = perf_counter()
                         solve_s = end - start
                         cpu_s = process_time() - cpu_start
-                        wait_end = wait()
-                        peak = peak_of()
-                        if wait_start is None or wait_end is None:
+                        peak, switches = peak_switches()
+                        if wait_start is None:
                             wait_s = None
+                        elif switches is not None and switches == switched:
+                            # No switch since the last task's peak read, which came before
+                            # `wait_start`: the thread kept its CPU, so its run-queue delay
+                            # stood still and the wait clock would read `wait_start` again.
+                            wait_s = 0.0 if 0.0 < solve_s else solve_s
                         else:
-                            wait_s = wait_end - wait_start
-                            if not wait_s < solve_s:
-                                wait_s = solve_s
+                            wait_end = wait()
+                            if wait_end is None:
+                                wait_s = None
+                            else:
+                                wait_s = wait_end - wait_start
+                                if not wait_s < solve_s:
+                                    wait_s = solve_s
+                        switched = switches
                         if raw in one_call and wait_s is not None and peak is not None:
                             hold(task)
                             give(digits)
