@@ -523,24 +523,23 @@ class _NativeLane:
     task's work is a few statements around the kernel's call, no Grid, result, outcome or
     dict made a task.
 
-    For each task, as `solve` and `backend.timed_call` do and in the same order: the
-    peak-memory reset; the givens written into the thread's shared band state
-    (`native.Lane`, as `Native.solve` fills it), timed by `perf_counter` (`encode_s`); the
-    CPU-wait clock, `process_time` and `perf_counter` read around the same timed region
-    (`native._run` of the same `prepared`, with its deadline logic) and `perf_counter` and
-    `process_time` again after it; the peak read, and with it (one `getrusage`) the process's
-    context switches: when none happened since the last task's peak read, the thread never
-    left its CPU, its run-queue delay stood still and the wait is 0 without a second read of
-    the wait clock; else that clock is read again. Then its answer's parts are copied: the task, its givens' bytes, the times and
-    the peak (lists), the kernel's code (a bytearray), its counters NODES to SAVED (56 bytes
-    of the state) and the rows it wrote (81 bytes each), held until the message
+    For each task, as `solve` and `backend.timed_call` do and in the same order: the peak-memory
+    reset; the givens written into the thread's shared band state (`native.Lane`, as
+    `Native.solve` fills it), timed by `perf_counter` (`encode_s`); the CPU-wait clock,
+    `process_time` and `perf_counter` read around the same timed region (`native._run` of the
+    same `prepared`, with its deadline logic) and `perf_counter` and `process_time` again after
+    it; the peak read, and with it (one `getrusage`) the process's context switches: when none
+    happened since the last task's peak read, the thread never left its CPU, its run-queue delay
+    stood still and the wait is 0 without a second read of the wait clock; else that clock is
+    read again. Then its answer's parts are copied: the task, its givens' bytes, the times and
+    the peak (lists), the kernel's code (a bytearray), its counters NODES to SAVED (56 bytes of
+    the state) and the rows it wrote (81 bytes each), held until the message
     (`batch.lane_columns`), sent when `_serve` would send (after `HOLD` seconds, at a batch's
     end, before another kind of task). The message checks every solution on the bytes held
     (`grid.valid_lines`: digits, every given kept, every unit complete) and tests what
     `guard.sanitize` tests; a batch it cannot vouch for (a solution that fails the check, a
-    value out of bounds) has each task's answer made as `native` makes it
-    (`native.lane_answer`) and goes `finish`'s way, which reports it as the per-task path
-    does.
+    value out of bounds) has each task's answer made as `native` makes it (`native.lane_answer`)
+    and goes `finish`'s way, which reports it as the per-task path does.
 
     A task the lane does not finish goes the per-task way, in order (what the lane holds is
     sent first): a line it cannot read, a limit or a timeout it does not take, an exception
@@ -664,7 +663,7 @@ class _NativeLane:
                             # No switch since the last task's peak read, which came before
                             # `wait_start`: the thread kept its CPU, so its run-queue delay
                             # stood still and the wait clock would read `wait_start` again.
-                            wait_s = 0.0 if 0.0 < solve_s else solve_s
+                            wait_s = 0.0 if solve_s > 0.0 else solve_s
                         else:
                             wait_end = wait()
                             if wait_end is None:
