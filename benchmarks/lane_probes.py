@@ -5,6 +5,10 @@
 
 1. Each probe timed alone: `CpuWait.seconds`, the peak's reset and read, `process_time`,
    `thread_time`, `perf_counter`; microseconds a call (CPU time around a loop, best of three).
+   Then a lane task's probes in sequence (reset, two `perf_counter`s, wait, `process_time`,
+   two `perf_counter`s, `process_time`, then the wait clock and `peak` as before the
+   fifteenth round, or `peak_switches` and the wait clock only after a switch, as since),
+   the two alternated in one process; microseconds a task.
 2. The switch check (Linux): rounds of a schedstat read, a little work, a schedstat read and
    a `getrusage`; in a round with the process's context switches (`ru_nvcsw` +
    `ru_nivcsw`) the same as at the previous round's `getrusage`, the run-queue delay must not
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -48,6 +53,53 @@ def probe_costs(calls: int) -> None:
                 probe()
             best = min(best, time.process_time() - cpu)
         print(f"{name:26s} {best / calls * 1e6:6.3f} us a call")
+
+
+def probe_sequences(tasks: int, rounds: int) -> None:
+    """Print a lane task's probes, before and since the fifteenth round, alternated."""
+    waited, memory = CpuWait(), PeakMemory()
+    wait, peak, peak_switches, reset = (
+        waited.seconds,
+        memory.peak,
+        memory.peak_switches,
+        memory.reset,
+    )
+    perf_counter, process_time = time.perf_counter, time.process_time
+
+    def before() -> None:
+        for _ in range(tasks):
+            reset()
+            perf_counter(), perf_counter()
+            wait(), process_time()
+            perf_counter(), perf_counter()
+            process_time(), wait(), peak()
+
+    def since() -> None:
+        switched = None
+        for _ in range(tasks):
+            reset()
+            perf_counter(), perf_counter()
+            wait_start, _ = wait(), process_time()
+            perf_counter(), perf_counter()
+            process_time()
+            _, switches = peak_switches()
+            if wait_start is None or switches is None or switches != switched:
+                wait()
+            switched = switches
+
+    spent: dict[str, list[float]] = {"before": [], "since": []}
+    for k in range(rounds):
+        order = (("before", before), ("since", since))
+        for name, sequence in order if k % 2 == 0 else order[::-1]:
+            cpu = time.process_time()
+            sequence()
+            spent[name].append((time.process_time() - cpu) / tasks * 1e6)
+    ratios = sorted(b / a for a, b in zip(spent["before"], spent["since"], strict=True))
+    print(
+        f"a lane task's probes: before {statistics.median(spent['before']):.2f} us, since "
+        f"{statistics.median(spent['since']):.2f} us (medians of {rounds} rounds of {tasks}; "
+        f"the pairs' ratio {statistics.median(ratios):.3f})"
+    )
 
 
 def _switches() -> int:
@@ -109,6 +161,7 @@ def main() -> None:
     opts = parser.parse_args()
     print(f"load average {load_average()}")
     probe_costs(opts.calls)
+    probe_sequences(20_000, 20)
     ok = switch_check(opts.rounds)
     schedstat_cpu(10)
     sys.exit(0 if ok else 1)
