@@ -402,19 +402,9 @@ def lane_columns(
         return None
 
 
-def _lane_columns(
-    shape: Any,
-    tasks: Sequence[Any],
-    givens: Sequence[bytes],
-    encodes: Sequence[float],
-    solves: Sequence[float],
-    cpus_s: Sequence[float],
-    waits_s: Sequence[float],
-    peaks: Sequence[Any],
-    codes: bytes | bytearray,
-    counters: bytes | bytearray,
-    lines: bytes | bytearray,
-) -> tuple[Any, ...] | None:
+def _lane_columns(shape: Any, tasks: Sequence[Any], *held: Any) -> tuple[Any, ...] | None:
+    """`lane_columns`, which may raise: `held` is its arguments after `tasks`, in order."""
+    givens, encodes, solves, cpus_s, waits_s, peaks, codes, counters, lines = held
     n = len(tasks)
     size = shape.cells
     own = array("q", counters).tolist()
