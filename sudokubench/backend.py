@@ -389,8 +389,8 @@ def package_version(distribution: str) -> str | None:
 
     try:
         return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
+    except (metadata.PackageNotFoundError, KeyError):  # (KeyError: no Version, as the
+        return None  # `importlib_metadata` backport, once imported, reads a dist-info)
 
 
 def _dist_info_version(distribution: str) -> str | None:

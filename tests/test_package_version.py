@@ -3,6 +3,7 @@ usual case (`_dist_info_version`), through it otherwise."""
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import metadata
 
@@ -29,15 +30,47 @@ def test_every_installed_distribution_as_importlib_reads_it() -> None:
             assert fast is None or (fast or None) == expected, spelling
 
 
+def _own_finders() -> list:
+    """Python's own import finders alone: a package imported by an earlier test
+    (`importlib_metadata`, which dask imports, adds a finder of distributions and takes the
+    path finder's away) makes every case unusual, and `_dist_info_version` then rightly asks
+    `importlib.metadata`; the usual case is made with these."""
+    return [
+        f for f in sys.meta_path if getattr(f, "__module__", "").startswith("_frozen_importlib")
+    ]
+
+
 def test_the_usual_case_needs_no_importlib_metadata(monkeypatch) -> None:
     # The usual case made here, whatever earlier tests left on the path: the folder that
-    # holds numba's metadata, and Python's own finders alone.
-    site = str(metadata.distribution("numba")._path.parent)
+    # holds numba's metadata alone, Python's own finders.
+    expected = metadata.version("numba")
+    site = next(
+        root
+        for root in sys.path
+        if os.path.isdir(root or ".")
+        and any(
+            c.lower().startswith("numba-") and c.endswith(".dist-info")
+            for c in os.listdir(root or ".")
+        )
+    )
     monkeypatch.setattr(sys, "path", [site])
-    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if isinstance(f, type)])
-    assert _dist_info_version("numba") == metadata.version("numba")
+    monkeypatch.setattr(sys, "meta_path", _own_finders())
+    assert _dist_info_version("numba") == expected
     assert _dist_info_version("no-such-distribution-here") == ""
     assert package_version("no-such-distribution-here") is None
+
+
+def test_a_finder_of_distributions_besides_the_path_s_is_left_to_importlib(monkeypatch) -> None:
+    class Finder:
+        def find_spec(self, *args):
+            return None
+
+        def find_distributions(self, *args, **kwargs):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert _dist_info_version("numba") is None
+    assert package_version("numba") == metadata.version("numba")
 
 
 def _dist(folder, name: str, version: str, suffix: str = ".dist-info", body: str = "") -> None:
@@ -73,9 +106,10 @@ def test_made_up_paths_as_importlib_reads_them(tmp_path, monkeypatch, case) -> N
     for spelling in ("made_up.pkg", "Made-Up-Pkg", "made_up_pkg"):
         try:
             expected = metadata.version(spelling)
-        except metadata.PackageNotFoundError:
+        except (metadata.PackageNotFoundError, KeyError):  # (KeyError: the backport, no Version)
             expected = None
         assert package_version(spelling) == expected, (case, spelling)
+    monkeypatch.setattr(sys, "meta_path", _own_finders())
     if case == "first-wins":
         assert _dist_info_version("made-up-pkg") == "1.0"
     if case in ("two-in-a-folder", "egg-info", "folded", "no-version"):
