@@ -91,14 +91,17 @@ class MeasuredPool:
 
 
 def direct(backend_name: str, path: Path, limit: int, timeout: float) -> tuple[float, float]:
-    """Wall and CPU seconds to read the file's puzzles and solve each in a loop here."""
+    """Wall and CPU seconds to read the file's puzzles and solve each in a loop here. A backend
+    that `forks_for_timeout` (a `lib:` library) is called without a timeout, as a worker calls
+    it: a forked child a puzzle would be the loop's cost, not the solver's."""
     backend = get_backend(backend_name)
+    per_call = None if backend.forks_for_timeout else timeout
     with open(path, encoding="utf-8") as lines:  # loaded and warm (native: its kernel) first
-        backend.solve(Grid.parse(next(lines)), limit=limit, timeout=timeout)
+        backend.solve(Grid.parse(next(lines)), limit=limit, timeout=per_call)
     cpu, start = time.process_time(), time.perf_counter()
     with open(path, encoding="utf-8") as lines:
         for line in lines:
-            backend.solve(Grid.parse(line), limit=limit, timeout=timeout)
+            backend.solve(Grid.parse(line), limit=limit, timeout=per_call)
     return time.perf_counter() - start, time.process_time() - cpu
 
 
