@@ -46,7 +46,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Rounds, harness_setup, load_average, process_cpu
+from _common import Rounds, descendants_cpu, harness_setup, load_average, process_cpu
 
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
@@ -56,6 +56,8 @@ from sudokubench.solvers import get_backend
 
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.
 PARENT_CPU: dict[int, list[float]] = {}
+#: CPU seconds of a `local:N` cluster's processes (dask workers, their pools) in each run.
+CLUSTER_CPU: list[float] = []
 #: The run's own wall seconds (`machine.noise.wall_s`: the run's start to its end, without
 #: the planning before it and the report after), by --jobs (0: the `--cluster` run).
 RUN_WALL: dict[int, list[float]] = {}
@@ -131,17 +133,23 @@ def on_cluster(
     path: Path, backend_name: str, executor: Any, limit: int, timeout: float
 ) -> tuple[float, float]:
     """Wall seconds of a whole `compare` run on a dask cluster (already connected) and the CPU
-    seconds of this process (the cluster's are not counted)."""
+    seconds of this process (with a local scheduler's thread in it); a `local:N` cluster's
+    processes (its dask workers and their pools' workers, this process's descendants) are
+    counted apart (`CLUSTER_CPU`), a remote cluster's not at all."""
     with tempfile.TemporaryDirectory() as tmp:
         args = CompareArgs(
             files=(str(path),), backends=(backend_name,), limit=limit, timeout=timeout
         )
+        before = descendants_cpu()
         cpu, start = time.process_time(), time.perf_counter()
         report = compare(args, db=Path(tmp) / "cluster.sqlite", executor=executor)
         elapsed = time.perf_counter() - start
         parent = time.process_time() - cpu
+        after = descendants_cpu()
     assert len(report.tasks) == len(report.puzzles), "tasks are missing"
     RUN_WALL.setdefault(0, []).append(report.run.machine["noise"]["wall_s"])
+    PARENT_CPU.setdefault(0, []).append(parent)
+    CLUSTER_CPU.append(sum(t - before.get(p, 0.0) for p, t in after.items()))
     return elapsed, parent
 
 
@@ -156,6 +164,8 @@ def connect(address: str, path: Path, backend_name: str, limit: int, timeout: fl
         first.write_text(path.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
         on_cluster(first, backend_name, executor, limit, timeout)
     RUN_WALL.pop(0)
+    PARENT_CPU.pop(0)
+    CLUSTER_CPU.clear()
     print(f"cluster {address}: connected and warmed in {time.perf_counter() - start:.1f} s")
     return executor
 
@@ -241,6 +251,13 @@ def main() -> None:
             else ""
         )
     )
+    if 0 in PARENT_CPU:
+        print(
+            f"cluster: this process (the run, dask's client and a local scheduler) "
+            f"{statistics.median(PARENT_CPU[0]) / n * 1e6:.1f} us of CPU a task, a local "
+            f"cluster's processes {statistics.median(CLUSTER_CPU) / n * 1e6:.1f} us "
+            f"(jobs 2: the parent {parent[2] / n * 1e6:.1f} us)"
+        )
     print(f"load average at the end: {load_average()} (other programs share the CPUs)")
 
 
