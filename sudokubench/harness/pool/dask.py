@@ -15,8 +15,13 @@ How it works:
   process that the worker thread keeps for the next batches, so hard timeouts and crash
   isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
   dask worker (which dask starts as a daemon process: `dask_batch.py` lifts multiprocessing's
-  rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
-  come back in `wire.py`'s form, each with the worker's host.
+  rule against a daemon's children, whose point the pool's lifelines already make). A batch
+  goes as one pickle of its tasks' tuples (`dask_batch.pack`): dask walks a list of tuples
+  given to `submit` a value at a time, looking for futures in it. What the pool's worker sent
+  comes back as it was sent: its columnar messages (`batch.py`, the rows with the worker's
+  host) stay messages, which `run_columns` hands `compare` as the `Batch`es a local pool
+  hands it; other outcomes (a plug-in's lane, a kill, the memory limit) come in `wire.py`'s
+  form, each with the worker's host. `run_batches` gives the outcomes of both.
 - **Memory.** Each task's peak is measured in the pool process that ran it, as locally. With
   `memory_limit` (`compare --cluster ... --memory-limit SIZE`), each worker's pool holds its
   process to it as a local run does: a task over it is an ERROR "memory limit" and that pool
