@@ -9,7 +9,12 @@ With `--cluster ADDRESS` a fifth contender runs `compare` on that dask cluster (
 starts one here), connected once before the rounds and warmed with one discarded run: a
 cluster is started once and serves many runs, so its start-up is printed apart and the rounds
 compare the runs. Its target is the one of `--jobs 2`: the run's own wall time
-(`machine.noise.wall_s`) at least 1.8x faster than `--jobs 1`'s.
+(`machine.noise.wall_s`) at least 1.8x faster than `--jobs 1`'s. Its CPU a task is printed
+for this process (the run, dask's client, a local cluster's scheduler) and, for `local:N`,
+for the cluster's processes (its dask workers and their pools' workers).
+
+With `--backend lib:PATH` the direct loop calls the library without a timeout, as a worker
+does (with one, each call would fork a child: `forks_for_timeout`).
 
 All three start from the same file of puzzle lines: the direct loop reads a line, parses it and
 calls `backend.solve` in this process, as a script of one's own would (the backend loaded and
