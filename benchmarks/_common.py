@@ -67,6 +67,26 @@ def load_average() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
+def descendants_cpu(pid: int | None = None) -> dict[int, float]:
+    """CPU seconds of each live descendant of a process (this one by default), by pid: what
+    its children and theirs used so far (Linux's /proc/PID/task/TID/children; empty
+    elsewhere)."""
+    found: dict[int, float] = {}
+    todo = [os.getpid() if pid is None else pid]
+    while todo:
+        parent = todo.pop()
+        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                kids = [int(k) for k in children.read_text().split()]
+            except OSError:  # (the thread or process ended)
+                continue
+            for kid in kids:
+                if kid not in found:
+                    found[kid] = process_cpu(kid)
+                    todo.append(kid)
+    return found
+
+
 def process_cpu(pid: int) -> float:
     """CPU seconds (user + system) a live process has used; 0 where /proc is missing."""
     stat = Path(f"/proc/{pid}/stat")

@@ -9,7 +9,12 @@ With `--cluster ADDRESS` a fifth contender runs `compare` on that dask cluster (
 starts one here), connected once before the rounds and warmed with one discarded run: a
 cluster is started once and serves many runs, so its start-up is printed apart and the rounds
 compare the runs. Its target is the one of `--jobs 2`: the run's own wall time
-(`machine.noise.wall_s`) at least 1.8x faster than `--jobs 1`'s.
+(`machine.noise.wall_s`) at least 1.8x faster than `--jobs 1`'s. Its CPU a task is printed
+for this process (the run, dask's client, a local cluster's scheduler) and, for `local:N`,
+for the cluster's processes (its dask workers and their pools' workers).
+
+With `--backend lib:PATH` the direct loop calls the library without a timeout, as a worker
+does (with one, each call would fork a child: `forks_for_timeout`).
 
 All three start from the same file of puzzle lines: the direct loop reads a line, parses it and
 calls `backend.solve` in this process, as a script of one's own would (the backend loaded and
@@ -46,7 +51,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from _common import Rounds, harness_setup, load_average, process_cpu
+from _common import Rounds, descendants_cpu, harness_setup, load_average, process_cpu
 
 from sudokubench.grid import Grid
 from sudokubench.harness import CompareArgs, compare
@@ -56,6 +61,8 @@ from sudokubench.solvers import get_backend
 
 #: CPU seconds of the parent (this process) in each harness run, by --jobs.
 PARENT_CPU: dict[int, list[float]] = {}
+#: CPU seconds of a `local:N` cluster's processes (dask workers, their pools) in each run.
+CLUSTER_CPU: list[float] = []
 #: The run's own wall seconds (`machine.noise.wall_s`: the run's start to its end, without
 #: the planning before it and the report after), by --jobs (0: the `--cluster` run).
 RUN_WALL: dict[int, list[float]] = {}
@@ -91,14 +98,17 @@ class MeasuredPool:
 
 
 def direct(backend_name: str, path: Path, limit: int, timeout: float) -> tuple[float, float]:
-    """Wall and CPU seconds to read the file's puzzles and solve each in a loop here."""
+    """Wall and CPU seconds to read the file's puzzles and solve each in a loop here. A backend
+    that `forks_for_timeout` (a `lib:` library) is called without a timeout, as a worker calls
+    it: a forked child a puzzle would be the loop's cost, not the solver's."""
     backend = get_backend(backend_name)
+    per_call = None if backend.forks_for_timeout else timeout
     with open(path, encoding="utf-8") as lines:  # loaded and warm (native: its kernel) first
-        backend.solve(Grid.parse(next(lines)), limit=limit, timeout=timeout)
+        backend.solve(Grid.parse(next(lines)), limit=limit, timeout=per_call)
     cpu, start = time.process_time(), time.perf_counter()
     with open(path, encoding="utf-8") as lines:
         for line in lines:
-            backend.solve(Grid.parse(line), limit=limit, timeout=timeout)
+            backend.solve(Grid.parse(line), limit=limit, timeout=per_call)
     return time.perf_counter() - start, time.process_time() - cpu
 
 
@@ -128,17 +138,23 @@ def on_cluster(
     path: Path, backend_name: str, executor: Any, limit: int, timeout: float
 ) -> tuple[float, float]:
     """Wall seconds of a whole `compare` run on a dask cluster (already connected) and the CPU
-    seconds of this process (the cluster's are not counted)."""
+    seconds of this process (with a local scheduler's thread in it); a `local:N` cluster's
+    processes (its dask workers and their pools' workers, this process's descendants) are
+    counted apart (`CLUSTER_CPU`), a remote cluster's not at all."""
     with tempfile.TemporaryDirectory() as tmp:
         args = CompareArgs(
             files=(str(path),), backends=(backend_name,), limit=limit, timeout=timeout
         )
+        before = descendants_cpu()
         cpu, start = time.process_time(), time.perf_counter()
         report = compare(args, db=Path(tmp) / "cluster.sqlite", executor=executor)
         elapsed = time.perf_counter() - start
         parent = time.process_time() - cpu
+        after = descendants_cpu()
     assert len(report.tasks) == len(report.puzzles), "tasks are missing"
     RUN_WALL.setdefault(0, []).append(report.run.machine["noise"]["wall_s"])
+    PARENT_CPU.setdefault(0, []).append(parent)
+    CLUSTER_CPU.append(sum(t - before.get(p, 0.0) for p, t in after.items()))
     return elapsed, parent
 
 
@@ -153,6 +169,8 @@ def connect(address: str, path: Path, backend_name: str, limit: int, timeout: fl
         first.write_text(path.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
         on_cluster(first, backend_name, executor, limit, timeout)
     RUN_WALL.pop(0)
+    PARENT_CPU.pop(0)
+    CLUSTER_CPU.clear()
     print(f"cluster {address}: connected and warmed in {time.perf_counter() - start:.1f} s")
     return executor
 
@@ -238,6 +256,13 @@ def main() -> None:
             else ""
         )
     )
+    if 0 in PARENT_CPU:
+        print(
+            f"cluster: this process (the run, dask's client and a local scheduler) "
+            f"{statistics.median(PARENT_CPU[0]) / n * 1e6:.1f} us of CPU a task, a local "
+            f"cluster's processes {statistics.median(CLUSTER_CPU) / n * 1e6:.1f} us "
+            f"(jobs 2: the parent {parent[2] / n * 1e6:.1f} us)"
+        )
     print(f"load average at the end: {load_average()} (other programs share the CPUs)")
 
 

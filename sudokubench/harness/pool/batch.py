@@ -93,6 +93,8 @@ _ID, _TIMEOUT, _STATUS, _MESSAGE, _WALL, _VALID, _HOST = (
     for name in ("task_id", "timeout", "status", "message", "wall_s", "valid", "host")
 )
 _STATUSES = {s.value: s for s in Status}
+#: The places in a row of the fields a message sends as its columns (`COLUMNS`, in order).
+_SENT = tuple(map(TaskRow._fields.index, COLUMNS))
 _FINISHED_TEXTS = frozenset(s.value for s in FINISHED)
 _new_tuple = tuple.__new__
 
@@ -750,6 +752,18 @@ class Batch:
         """Each row's solutions and stats as the JSON text stored."""
         values = self.values
         return list(zip(values[10::WIDTH], values[14::WIDTH], strict=True))
+
+    def message(self) -> tuple[Any, ...]:
+        """The batch as a columnar message again, in `to_columns`' forms (what `take_batch`
+        reads against the same tasks): for a process that passes a worker's rows on, a dask
+        worker's to its client (`dask_batch.py`), without an outcome made a task."""
+        values = self.values
+        columns = (
+            *(_column(values[k::WIDTH]) for k in _SENT),
+            *map(_column, (self.cpus, self.waits, self.efforts)),
+        )
+        solutions, stats = values[10::WIDTH], values[14::WIDTH]
+        return (KIND, _ints_bytes(self.ids), columns, bytes(self.kinds), solutions, stats)
 
     def outcomes(self) -> list[Outcome]:
         """The batch's outcomes, as `wire.from_wire` makes them of the same outcomes sent one

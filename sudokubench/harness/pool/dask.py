@@ -15,8 +15,13 @@ How it works:
   process that the worker thread keeps for the next batches, so hard timeouts and crash
   isolation are `LocalPool`'s: a hanging or segfaulting backend kills a pool process, never the
   dask worker (which dask starts as a daemon process: `dask_batch.py` lifts multiprocessing's
-  rule against a daemon's children, whose point the pool's lifelines already make). Outcomes
-  come back in `wire.py`'s form, each with the worker's host.
+  rule against a daemon's children, whose point the pool's lifelines already make). A batch
+  goes as one pickle of its tasks' tuples (`dask_batch.pack`): dask walks a list of tuples
+  given to `submit` a value at a time, looking for futures in it. What the pool's worker sent
+  comes back as it was sent: its columnar messages (`batch.py`, the rows with the worker's
+  host) stay messages, which `run_columns` hands `compare` as the `Batch`es a local pool
+  hands it; other outcomes (a plug-in's lane, a kill, the memory limit) come in `wire.py`'s
+  form, each with the worker's host. `run_batches` gives the outcomes of both.
 - **Memory.** Each task's peak is measured in the pool process that ran it, as locally. With
   `memory_limit` (`compare --cluster ... --memory-limit SIZE`), each worker's pool holds its
   process to it as a local run does: a task over it is an ERROR "memory limit" and that pool
@@ -53,15 +58,18 @@ import logging
 import math
 import signal
 import time
+from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sudokubench.errors import ClusterError, ClusterLost
-from sudokubench.harness.pool.dask_batch import run_batch
+from sudokubench.harness.pool.batch import WIDTH, Batch, take_batch
+from sudokubench.harness.pool.dask_batch import pack, run_batch
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task
 from sudokubench.harness.pool.wire import from_wire
+from sudokubench.harness.records import TaskRow
 from sudokubench.processes import MAX_WORKERS
 
 __all__ = ["BATCH_SECONDS", "FIRST_BATCH", "MAX_BATCH", "DaskExecutor", "quiet_dask"]
@@ -78,6 +86,8 @@ MAX_BATCH = 2048
 RETRIES = 2
 #: Seconds between two looks at the cluster's workers while no batch ends.
 LOOK_S = 1.0
+#: The place of a row's host in `Batch.values` (`records.TaskRow`).
+_HOST = TaskRow._fields.index("host")
 #: What `_able_workers` says when the scheduler cannot be asked.
 UNKNOWN = 2**30
 
@@ -226,6 +236,16 @@ class DaskExecutor:
     def run_batches(self, tasks: Iterable[Task]) -> Iterator[list[Outcome]]:
         """Every task's Outcome, a finished dask batch's outcomes in one list, in completion
         order."""
+        return self._run(tasks, False)  # type: ignore[return-value]
+
+    def run_columns(self, tasks: Iterable[Task]) -> Iterator[list[Outcome] | Batch]:
+        """`run_batches`, with each columnar message of a dask worker's pool (`batch.py`)
+        handed back as a `Batch`, taken as `LocalPool.run_columns` takes a worker's (an answer
+        after the limit made a TIMEOUT): what `compare` stores and tallies a batch at a time
+        without an object a task."""
+        return self._run(tasks, True)
+
+    def _run(self, tasks: Iterable[Task], columns: bool) -> Iterator[list[Outcome] | Batch]:
         from dask.distributed import as_completed
 
         source = iter(tasks)  # taken a window at a time: a run's tasks are never a list
@@ -245,10 +265,12 @@ class DaskExecutor:
                 for future, result in futures.next_batch(block=False):
                     batch, tries = pending.pop(future)
                     if future.status == "finished":
-                        elapsed, wires = result
+                        elapsed, parts = result
                         self._learn(elapsed, len(batch))
-                        by_id = {t.task_id: t for t in batch}
-                        yield [from_wire(by_id[wire[0]], wire) for wire in wires]
+                        if columns:
+                            yield from _taken(batch, parts, True)
+                        else:  # (a dask batch's outcomes in one list)
+                            yield list(itertools.chain.from_iterable(_taken(batch, parts, False)))
                     else:
                         self._failed(future, batch, tries, pending, futures)
                     queue.extend(itertools.islice(source, max(window - len(queue), 0)))
@@ -328,7 +350,7 @@ class DaskExecutor:
     def _submit(self, batch: list[Task], tries: int, pending: dict[Any, Any], futures: Any) -> None:
         future = self.client.submit(
             run_batch,
-            [tuple(t) for t in batch],
+            pack(batch),  # (one value: a list of tuples is walked by dask a value at a time)
             self.grace,
             self.memory_limit,
             pure=False,
@@ -365,6 +387,23 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def _taken(batch: list[Task], parts: list[Any], strict: bool) -> Iterator[list[Outcome] | Batch]:
+    """What `run_batch` handed back for `batch`, in order: each columnar message as its
+    `Batch` (with `strict`, else as its outcomes, each with its worker's host as its wire
+    form has it), each list of wire forms as their outcomes."""
+    by_id = {t.task_id: t for t in batch}
+    for part in parts:
+        if type(part) is tuple:  # (a columnar message, "rows" first)
+            taken = take_batch(deque(map(by_id.__getitem__, array("q", part[1]))), part, strict)
+            if strict:
+                yield taken
+            else:
+                hosts = taken.values[_HOST::WIDTH]
+                yield [o._replace(host=h) for o, h in zip(taken.outcomes(), hosts, strict=True)]
+        else:
+            yield [from_wire(by_id[wire[0]], wire) for wire in part]
 
 
 def _local_cluster(spec: str) -> Any:

@@ -363,15 +363,20 @@ class LocalPool:
         outcome)."""
         return self._run(tasks, False)  # type: ignore[return-value]
 
-    def run_columns(self, tasks: Iterable[Task]) -> Iterator[list[Outcome] | Batch]:
+    def run_columns(
+        self, tasks: Iterable[Task], strict: bool = True
+    ) -> Iterator[list[Outcome] | Batch]:
         """`run_batches`, with a worker's columnar message (`batch.to_columns`: a worker of
         sudokubench's own backends) handed back as it came, a `Batch`, when every task of it
         peaked within the memory limit, if any (else its outcomes, each checked against the
         limit): what `compare` stores and tallies a batch at a time without an object a
-        task."""
-        return self._run(tasks, True)
+        task. Without `strict`, a `Batch`'s answer after the limit keeps the worker's status
+        (`batch.take_batch`): a dask worker's pool passes its batches on so (`dask_batch.py`)."""
+        return self._run(tasks, True, strict)
 
-    def _run(self, tasks: Iterable[Task], columns: bool) -> Iterator[list[Outcome] | Batch]:
+    def _run(
+        self, tasks: Iterable[Task], columns: bool, strict: bool = True
+    ) -> Iterator[list[Outcome] | Batch]:
         queues: dict[str | None, deque[Task]] = {}
         lanes: dict[str, str | None] = {}
         source = iter(tasks)  # taken lazily, a window at a time: a run's tasks are never a list
@@ -422,7 +427,7 @@ class LocalPool:
             found: list[list[Outcome] | Batch] = []
             for worker in list(self._workers):
                 found.extend(
-                    self._receive(worker, queues.setdefault(worker.lane, deque()), columns)
+                    self._receive(worker, queues.setdefault(worker.lane, deque()), columns, strict)
                 )
             if self.memory_limit is not None and (capped := list(self._cap_memory(queues))):
                 found.append(capped)
@@ -430,7 +435,7 @@ class LocalPool:
             for worker in list(self._workers):
                 if worker.tasks and now >= worker.due(self.grace):
                     queue = queues.setdefault(worker.lane, deque())
-                    found.extend(self._receive(worker, queue, columns))  # in time?
+                    found.extend(self._receive(worker, queue, columns, strict))  # in time?
                     if worker.tasks and now >= worker.due(self.grace):
                         found.append([self._overrun(worker, queue, now)])
             for worker in self._workers:
@@ -481,11 +486,15 @@ class LocalPool:
                 self._workers.remove(worker)
 
     def _receive(
-        self, worker: WorkerHandle, queue: deque[Task], columns: bool = False
+        self,
+        worker: WorkerHandle,
+        queue: deque[Task],
+        columns: bool = False,
+        strict: bool = True,
     ) -> Iterator[list[Outcome] | Batch]:
         """Yield the outcomes waiting in the worker's pipe, as one list (on EOF the worker
-        died: then also its task's ERROR); with `columns`, a columnar message as its `Batch`,
-        in order with the lists."""
+        died: then also its task's ERROR); with `columns`, a columnar message as its `Batch`
+        (`strict`: `take_batch`'s), in order with the lists."""
         if not worker.tasks:
             return
         found: list[Outcome] = []
@@ -496,7 +505,8 @@ class LocalPool:
                 tasks = worker.tasks
                 if isinstance(message, tuple):
                     if message and message[0] == KIND:  # a columnar message (`batch.py`)
-                        batch = take_batch(tasks, message, columns)  # (a bad one: none taken)
+                        # (a bad one: none taken)
+                        batch = take_batch(tasks, message, columns and strict)
                         if columns and self._within_limit(batch):
                             if found:
                                 made.append(found)
