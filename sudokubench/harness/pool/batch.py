@@ -96,7 +96,7 @@ _STATUSES = {s.value: s for s in Status}
 _FINISHED_TEXTS = frozenset(s.value for s in FINISHED)
 _new_tuple = tuple.__new__
 
-#: The stats keys of the worker's CPU time and CPU wait (`task.CPU_KEY`, `WAIT_KEY`).
+#: The stats keys of the worker's CPU time and CPU wait (`worker.CPU_KEY`, `WAIT_KEY`).
 _CPU_KEY, _WAIT_KEY = "cpu_s", "cpu_wait_s"
 #: A row's effort kind when it reports none (as a byte: `Column.effort_kind` reads it as -1).
 NO_EFFORT = 255
