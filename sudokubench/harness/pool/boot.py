@@ -31,7 +31,7 @@ LOST_PIPE = 75
 def start_worker(*args: Any) -> None:
     """A worker process's target: `pool/worker.py`'s `worker_main(*args)`. The parent names
     the target (a process's target is pickled by its module and name) without importing the
-    worker's modules, which it does not use (about 0.03 s of CPU at its start); the worker,
+    worker's modules, which it does not use (about 0.02 s of CPU at its start); the worker,
     forked from the fork server, has them already."""
     from sudokubench.harness.pool.worker import worker_main
 
