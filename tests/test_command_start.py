@@ -147,6 +147,87 @@ def test_compare_starts_its_fork_server_before_its_own_imports(tmp_path):
     assert done.stdout.split() == ["['native']", "False", "False"], done.stderr[-2000:]
 
 
+SOONER = """
+import sys
+from multiprocessing import forkserver
+
+def ensure_running():
+    print(*(name in sys.modules for name in (
+        "sudokubench.backend", "sudokubench.grid", "sudokubench.api", "sudokubench.solvers.native",
+    )))
+    raise SystemExit(0)
+
+forkserver.ensure_running = ensure_running
+from sudokubench.cli import main
+main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.argv[1]])
+"""
+
+
+def test_the_server_starts_before_the_packages_modules(tmp_path):
+    """`compare` starts its fork server before it imports the package's own modules or the
+    backends' (the server finds those itself, `booted.preload`)."""
+    db = str(tmp_path / "run.sqlite")
+    done = subprocess.run([sys.executable, "-c", SOONER, db], capture_output=True, text=True)
+    assert done.stdout.split() == ["False"] * 4, done.stderr[-2000:]
+
+
+PRELOADED = """
+import json, multiprocessing, sys
+from sudokubench.harness.pool import boot
+
+def report(queue):
+    queue.put([name in sys.modules for name in (
+        "sudokubench.harness.pool.worker", "sudokubench.solvers.native",
+        "sudokubench.solvers.native_ready", "sudokubench.solvers.program",
+    )])
+
+if __name__ == "__main__":
+    assert boot.boot_fork_server(["native", "nosuch", "exec:./solver"])
+    parent = [name in sys.modules for name in ("sudokubench.backend", "sudokubench.solvers.native")]
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    worker = context.Process(target=report, args=(queue,))
+    worker.start()
+    print(json.dumps([parent, queue.get(timeout=120)]))
+    worker.join()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server")
+def test_the_server_imports_the_backends_modules_itself(tmp_path):
+    """The backends named to `boot_fork_server` are imported by the server (native's kernel
+    with them: `native_ready`), not by the process that starts it; a worker forked from it has
+    them, and not `program.py`, which no `native` worker uses."""
+    script = tmp_path / "preloaded.py"
+    script.write_text(PRELOADED)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True
+    )
+    parent, worker = json.loads(done.stdout or "null") or (None, None)
+    assert parent == [False, False], done.stderr[-2000:]
+    assert worker == [True, True, True, False], done.stderr[-2000:]
+
+
+PARENT = """
+import atexit, sys
+from sudokubench.cli import main
+
+atexit.register(lambda: print(*(name in sys.modules for name in (
+    "sudokubench.harness.pool.worker", "sudokubench.solvers.program",
+))))
+main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.argv[1]])
+"""
+
+
+def test_the_parent_does_without_the_workers_modules(tmp_path):
+    """A whole `compare` runs and checks out without importing the worker's module or
+    `program.py` in its own process (its workers' target is `boot.start_worker`)."""
+    db = str(tmp_path / "run.sqlite")
+    done = subprocess.run([sys.executable, "-c", PARENT, db], capture_output=True, text=True)
+    assert "all answers check out" in done.stdout, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["False", "False"], done.stderr[-2000:]
+
+
 LAZY = """
 import sys
 import sudokubench.harness.pool.worker

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,8 @@ def cpu_mhz() -> float | None:
                 found.append(int(path.read_text()) / 1000)  # kHz
             except (OSError, ValueError):
                 continue
+    import statistics  # (here: the pool's fork server imports this module for `CpuWait`)
+
     return round(statistics.fmean(found), 1) if found else None
 
 

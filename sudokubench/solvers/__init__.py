@@ -25,9 +25,13 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
-from sudokubench.backend import Backend
 from sudokubench.errors import UnknownBackendError
+
+if TYPE_CHECKING:  # (not imported here: `pool.boot` reads the table before the backend's
+    # modules, to start the fork server sooner)
+    from sudokubench.backend import Backend
 
 __all__ = ["REGISTRY", "Entry", "UnknownBackendError", "backend_names", "get_backend"]
 

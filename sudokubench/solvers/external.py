@@ -13,7 +13,8 @@ names into a Backend:
   function may also return the solution as a line string or a flat sequence of digits.
 
 Programs in any language (`exec:COMMAND`) are `ExecBackend`, in `program.py` (re-exported
-here).
+here, imported on first use: the worker pool's fork server imports this module for every
+worker, and a worker runs a program only for an `exec:` backend).
 """
 
 from __future__ import annotations
@@ -21,14 +22,25 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sudokubench.backend import Backend, BaseBackend, Deadline, SolveResult, Status, make_result
 from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid
-from sudokubench.solvers.program import ExecBackend
+
+if TYPE_CHECKING:
+    from sudokubench.solvers.program import ExecBackend
 
 __all__ = ["ExecBackend", "FunctionBackend", "adapt"]
+
+
+def __getattr__(name: str) -> Any:
+    """`ExecBackend`, from `program.py`, imported now (PEP 562)."""
+    if name == "ExecBackend":
+        from sudokubench.solvers.program import ExecBackend
+
+        return ExecBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def adapt(obj: object, name: str) -> Backend:

@@ -1,15 +1,15 @@
 """`WorkerHandle`: one worker process as `LocalPool` (`pool/local.py`) sees it from the parent.
 
-A handle starts its worker (`pool/worker.py`'s `worker_main`, with the caller's `__main__`
-hidden: `main_hidden`), owns the parent's end of the worker's pipe, and keeps the tasks in
-flight in the order the worker runs them and the clock of the one at their head: its deadline
-is the task's timeout plus grace once the worker reported the backend loaded, `LOAD_TIMEOUT`
-before and while the worker loads what the backend needs for a new shape (`loading`); `due`
-also looks at the worker's shared marker, so a later task with a shorter timeout is not
-overlooked behind held outcomes; and its pace (`look`, from that marker at each of the
-parent's looks; `ahead`: the seconds of work in flight, which `pause` turns into the parent's
-sleep and `wants` into batches beyond two, within the bytes its connection holds:
-`send_room`). `describe_exit` words how a dead worker ended. Which tasks a
+A handle starts its worker (`pool/worker.py`'s `worker_main`, through `boot.start_worker`,
+with the caller's `__main__` hidden: `main_hidden`), owns the parent's end of the worker's
+pipe, and keeps the tasks in flight in the order the worker runs them and the clock of the one
+at their head: its deadline is the task's timeout plus grace once the worker reported the
+backend loaded, `LOAD_TIMEOUT` before and while the worker loads what the backend needs for a
+new shape (`loading`); `due` also looks at the worker's shared marker, so a later task with a
+shorter timeout is not overlooked behind held outcomes; and its pace (`look`, from that
+marker at each of the parent's looks; `ahead`: the seconds of work in flight, which `pause`
+turns into the parent's sleep and `wants` into batches beyond two, within the bytes its
+connection holds: `send_room`). `describe_exit` words how a dead worker ended. Which tasks a
 handle gets, and when it is killed, is `LocalPool`'s business.
 """
 
@@ -34,10 +34,10 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sudokubench.confine import cache_folder
+from sudokubench.harness.pool.boot import LOST_PIPE, start_worker
 from sudokubench.harness.pool.guard import load_timeout
 from sudokubench.harness.pool.task import Task
 from sudokubench.harness.pool.wire import PlainReader, ProtocolError, receive, send
-from sudokubench.harness.pool.worker import LOST_PIPE, worker_main
 from sudokubench.processes import kill_tree
 
 __all__ = [
@@ -185,7 +185,7 @@ class WorkerHandle:
         self.scratch = tempfile.mkdtemp(prefix="sudokubench-plugin-") if plain else None
         folders = (self.scratch, cache_folder(lane)) if lane is not None else None
         self.process = ctx.Process(
-            target=worker_main,
+            target=start_worker,
             args=(child, lifeline, self.running, warm_up, folders, memory_limit),
             daemon=True,
         )

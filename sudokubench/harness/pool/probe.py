@@ -6,7 +6,6 @@ before the first task, so a backend missing on some worker stops the run before 
 from __future__ import annotations
 
 import os
-import platform
 import socket
 import sys
 from collections.abc import Sequence
@@ -26,6 +25,8 @@ def worker_info(backends: Sequence[str]) -> dict[str, Any]:
     Keys: `host`, `cpu_count`, `python`, `platform`, `sudokubench` (its version), `backends`
     (name -> version, for those available here), `missing` (name -> why not).
     """
+    import platform  # (here: the pool's fork server imports this module for `HOST`)
+
     from sudokubench.solvers import get_backend
 
     versions: dict[str, str | None] = {}

@@ -9,7 +9,24 @@ from typing import Any, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 
-__all__ = ["Executor", "Outcome", "Task", "default_grace", "failed", "one_by_one"]
+__all__ = [
+    "CPU_KEY",
+    "WAIT_KEY",
+    "Executor",
+    "Outcome",
+    "Task",
+    "default_grace",
+    "failed",
+    "one_by_one",
+]
+
+#: The stats key of the worker's CPU time during the timed region (measured by the harness, so
+#: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
+CPU_KEY = "cpu_s"
+
+#: The stats key of the seconds the worker waited for a CPU during the timed call (the
+#: run-queue delay, `noise.CpuWait`): time that other programs took from the task.
+WAIT_KEY = "cpu_wait_s"
 
 
 class Task(NamedTuple):

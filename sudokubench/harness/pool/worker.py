@@ -23,7 +23,7 @@ from array import array
 from itertools import repeat
 from multiprocessing.connection import Connection
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sudokubench.backend import SolveResult, Status, Timed, _error, stamp, timed_call
 from sudokubench.confine import confine_writes
@@ -31,30 +31,23 @@ from sudokubench.formats import parse_grid
 from sudokubench.grid import Grid, Shape
 from sudokubench.harness.noise import CpuWait
 from sudokubench.harness.pool.batch import lane_columns, solved_columns, to_columns
+from sudokubench.harness.pool.boot import LOST_PIPE
 from sudokubench.harness.pool.guard import describe_exception, plain_text, sanitize, trusted
 from sudokubench.harness.pool.memory import PeakMemory
-from sudokubench.harness.pool.task import Outcome, Task, failed
+from sudokubench.harness.pool.task import CPU_KEY, WAIT_KEY, Outcome, Task, failed
 from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
 from sudokubench.notation import _LINE_DIGITS, _UP_TO, plain_line_bytes
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
-from sudokubench.solvers.program import ExecBackend
+
+if TYPE_CHECKING:
+    from sudokubench.solvers.program import ExecBackend
 
 __all__ = ["CPU_KEY", "HOLD", "WAIT_KEY", "run_task", "worker_main"]
 
-#: The stats key of the worker's CPU time during the timed region (measured by the harness, so
-#: the report can set it against the wall time: a worker starved of CPU shows a low ratio).
-CPU_KEY = "cpu_s"
-
-#: The stats key of the seconds the worker waited for a CPU during the timed call (the
-#: run-queue delay, `noise.CpuWait`): time that other programs took from the task.
-WAIT_KEY = "cpu_wait_s"
-
 #: Seconds a worker may hold finished outcomes to send them together (see `worker_main`).
 HOLD = 0.02
-#: The exit code of a worker that lost its pipe to the parent (e.g. a plug-in closed it).
-LOST_PIPE = 75
 
 
 def send(conn: Connection | PlainEnd, message: Any) -> None:
@@ -128,7 +121,9 @@ def solve(backend: Any, task: Task) -> Solved:
     timeout = None if getattr(backend, "forks_for_timeout", False) else task.timeout
     memory, waited = _probes or _measures()
     # an `exec:` program's memory is its own process tree's (`_program`, inline)
-    program = backend if isinstance(backend, ExecBackend) else None
+    programs = _loaded(_PROGRAM)
+    is_program = programs is not None and isinstance(backend, programs.ExecBackend)
+    program = backend if is_program else None
     if program is not None:
         program.reset_peak()
     memory.reset()  # (outside the timed region, as the reads below)
@@ -144,9 +139,17 @@ def solve(backend: Any, task: Task) -> Solved:
     return _new_tuple(Solved, (task, puzzle, timed, None, peak, timed.wait_s))
 
 
+#: The module of `ExecBackend` (`exec:` programs), imported by whatever makes one: until then
+#: no backend is one, and a worker (the fork server, for every worker) does without it.
+_PROGRAM = "sudokubench.solvers.program"
+#: `sys.modules.get`, a global.
+_loaded = sys.modules.get
+
+
 def _program(backend: Any) -> ExecBackend | None:
     """The `exec:` backend whose program runs the tasks, else None."""
-    return backend if isinstance(backend, ExecBackend) else None
+    programs = _loaded(_PROGRAM)
+    return backend if programs is not None and isinstance(backend, programs.ExecBackend) else None
 
 
 def _failed(outcome: Outcome) -> Solved:

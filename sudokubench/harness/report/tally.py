@@ -33,7 +33,7 @@ from operator import add, attrgetter, eq
 from typing import Any
 
 from sudokubench.backend import Status
-from sudokubench.harness.pool.worker import CPU_KEY, WAIT_KEY
+from sudokubench.harness.pool.task import CPU_KEY, WAIT_KEY
 from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report.caveats import SHOWN_NOISY
 from sudokubench.harness.report.columns import (

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from sudokubench.errors import ArgumentError
-from sudokubench.harness.pool.worker import CPU_KEY
+from sudokubench.harness.pool.task import CPU_KEY
 from sudokubench.harness.report.model import RunReport
 from sudokubench.harness.report.summary import pairs_of
 from sudokubench.harness.stats import limited_status
