@@ -127,14 +127,16 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
 _CONSTANT_TASK = tuple(
     TaskRow._fields.index(name)
     for name in (
-        "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
-        "valid", "problem", "host", "peak_memory_bytes",
+        "backend", "limit", "timeout", "sample", "status", "count", "exhaustive", "message",
+        "verdict", "valid", "problem", "host", "peak_memory_bytes",
     )
 )  # fmt: skip
 #: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
 _INTEGER_TASK = frozenset(
     TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
 )
+#: Of those, the REAL columns (a whole float written as its digits stores as it is bound).
+_REAL_TASK = frozenset({TaskRow._fields.index("timeout")})
 #: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
 #: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
 #: not across statements would prepare one a statement).
@@ -217,13 +219,19 @@ def sql_literal(value: Any) -> str | None:
 
 
 def drop_constant_columns(
-    flat: list[Any], width: int, places: Sequence[int], integers: Collection[int] = ()
+    flat: list[Any],
+    width: int,
+    places: Sequence[int],
+    integers: Collection[int] = (),
+    reals: Collection[int] = (),
 ) -> tuple[tuple[int, str], ...]:
     """Delete from `flat` (rows of `width` values one after the other) each column of
     `places` (places in a row, rising) that holds one value in every row, None or a str
     that `sql_literal` writes, or at the places of `integers` (columns of INTEGER affinity,
-    where 1, 1.0 and True all store the integer 1) an int well within 64 bits; gives each
-    place deleted with its literal, which the caller's statement writes instead of a `?`
+    where 1, 1.0 and True all store the integer 1) an int well within 64 bits, or at the
+    places of `reals` (columns of REAL affinity, where the integer 10 stores as the float
+    10.0 bound does) a positive whole float below 2^53 (a run's timeout); gives each place
+    deleted with its literal, which the caller's statement writes instead of a `?`
     (`values_sql`).
 
     sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
@@ -242,6 +250,8 @@ def drop_constant_columns(
             continue
         if place in integers and type(value) is int and -(2**62) < value < 2**62:
             gone.append((place, str(value)))
+        elif place in reals and type(value) is float and 0 < value < 2**53 and value.is_integer():
+            gone.append((place, str(int(value))))  # (the digits: read back exactly)
         elif literal := sql_literal(value):
             gone.append((place, literal))
     for k, (place, _) in enumerate(reversed(gone)):  # the highest first: the lower stay put
@@ -396,7 +406,9 @@ class TaskWriter:
         for rows in statement_rows(len(values) // WIDTH, max(1, VALUES_PER_INSERT // WIDTH)):
             stop = start + rows * WIDTH
             chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
-            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
+            literals = drop_constant_columns(
+                chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK, _REAL_TASK
+            )
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
                 chunk = values[start:stop]  # (NULLs alone: a few statements at most)
