@@ -445,7 +445,11 @@ class Tracker:
         deque(map(entries.__delitem__, ids), 0)  # (each its puzzle's only task: closed)
         counts = self.progress
         counts.done += len(ids)
-        counts.statuses.update(map(_STATUSES.__getitem__, batch.statuses))
+        statuses = batch.statuses
+        if statuses.count(statuses[0]) == len(statuses):  # (the usual batch: one status)
+            counts.statuses[_STATUSES[statuses[0]]] += len(statuses)
+        else:
+            counts.statuses.update(map(_STATUSES.__getitem__, statuses))
         values = batch.values
         self.tally.add_columns(
             values[_BACKEND],
@@ -460,6 +464,7 @@ class Tracker:
             batch.host,
             batch.times,
             batch.effort_times,
+            batch.timed,
         )
         if progress is not None:
             progress(counts)

@@ -684,14 +684,15 @@ class Batch:
     batch: `ids` (the task ids), `statuses` (their texts), `host` (the host of every row,
     None when they differ), `times` and `effort_times` (the wall times and efforts as the
     `array("d")` the message's bytes made, None where it sent them otherwise: the tally
-    copies them as they are) and `usual` (every answer sound and timed: solved or
+    copies them as they are), `timed` (every row's cpu and wait a float: both sent as
+    bytes) and `usual` (every answer sound and timed: solved or
     unsatisfiable within the limit, no problem). Without `strict`, an answer after the limit
     keeps the worker's status (`outcomes`, as `wire.from_wire` gives it; its `rows` are then
     not `to_row`'s)."""
 
     __slots__ = (
         "cpus", "effort_times", "efforts", "host", "ids", "kinds", "statuses", "tasks",
-        "times", "usual", "values", "waits",
+        "timed", "times", "usual", "values", "waits",
     )  # fmt: skip
 
     def __init__(
@@ -705,10 +706,12 @@ class Batch:
         strict: bool = True,
         times: array[float] | None = None,
         effort_times: array[float] | None = None,
+        timed: bool = False,
     ) -> None:
         self.tasks = tasks
         self.times = times
         self.effort_times = effort_times
+        self.timed = timed
         self.values = values
         self.cpus = cpus
         self.waits = waits
@@ -859,7 +862,8 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     values[19::WIDTH] = hosts
     values[20::WIDTH] = peaks
     times, effort_times = arrays[_WALL_COLUMN], arrays[-1]
-    return Batch(taken, values, cpus, waits, kinds, efforts, strict, times, effort_times)
+    timed = arrays[-3] is not None and arrays[-2] is not None  # (the cpus and waits: floats)
+    return Batch(taken, values, cpus, waits, kinds, efforts, strict, times, effort_times, timed)
 
 
 _popleft = deque.popleft
