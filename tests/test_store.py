@@ -186,6 +186,10 @@ def test_drop_constant_columns_deletes_the_columns_of_one_none_or_text_in_every_
     flat = [1, 2**62, -3, "x", 1.0, 2**62, -3, "x", True, 2**62, -3, "x"]
     assert drop_constant_columns(flat, 4, range(4), {0, 1, 2}) == ((0, "1"), (2, "-3"), (3, "'x'"))
     assert flat == [2**62, 2**62, 2**62]
+    # a positive whole float below 2^53 where the column is REAL (10 stores as 10.0 there)
+    flat = [10.0, 2.5, 2.0**53, -1.0, 0.0, 10.0, 2.5, 2.0**53, -1.0, 0.0]
+    assert drop_constant_columns(flat, 5, range(5), (), range(5)) == ((0, "10"),)
+    assert flat == [2.5, 2.0**53, -1.0, 0.0, 2.5, 2.0**53, -1.0, 0.0]
     assert [sql_literal(v) for v in (None, "x", 1, 1.0, True, b"x", "\n")] == [
         "NULL", "'x'", None, None, None, None, None,
     ]  # fmt: skip
@@ -210,7 +214,10 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
     rows[3 * per + 1] = rows[3 * per + 1]._replace(problem="", peak_memory_bytes=0)
     # texts a statement's rows share but one (a quote, one not ASCII, a status apart)
     for k in range(per, 2 * per):
-        rows[k] = rows[k]._replace(message="it's", verdict="=1 é")
+        rows[k] = rows[k]._replace(message="it's", verdict="=1 é", timeout=2.5)
+    rows[3] = rows[3]._replace(timeout=3.0)  # (a whole timeout, one row apart)
+    for k in range(2 * per, 3 * per):  # (a whole timeout a statement: written as its digits)
+        rows[k] = rows[k]._replace(timeout=600.0)
     rows[per - 1] = rows[per - 1]._replace(status="timeout", message="", backend="native")
     rows[3 * per + 2] = rows[3 * per + 2]._replace(host="elsewhere")
     rows[2 * per + 9] = rows[2 * per + 9]._replace(count=2, exhaustive=False, limit=5, sample=3)
