@@ -27,6 +27,7 @@ from sudokubench.harness.records import TaskRow
 
 __all__ = [
     "TASK_COLUMNS",
+    "TASK_ROWS_PER_INSERT",
     "VALUES_PER_INSERT",
     "TaskWriter",
     "drop_constant_columns",
@@ -41,6 +42,14 @@ __all__ = [
 
 #: Most values bound in one INSERT of several rows (SQLite before 3.32 allows 999).
 VALUES_PER_INSERT = 999
+#: Rows of one INSERT of a run's flat task rows (`TaskWriter.add_values`), where SQLite's
+#: limit on a statement's parameters allows them all: 95, about 900 values bound once a
+#: row's shared columns are written in the statement (`drop_constant_columns`). A statement
+#: costs its start (its cursors, its reset) whatever its rows: 16.8k instructions a row at 95
+#: rows against 17.7k at 47 (`benchmarks/store_insert.py --rows tasks`); at 190 rows 16.5k,
+#: at 476 16.4k, but those compile for longer (the few a run makes) and keep more of a
+#: statement's journal.
+TASK_ROWS_PER_INSERT = 95
 
 # -- a task row's columns: each is named after the field it stores (`"limit"` quoted, an SQL
 # word); a few fields are stored in another form.
@@ -308,6 +317,9 @@ class TaskWriter:
         self.lock = threading.Lock()
         #: `_insert_values`' statements by the columns written NULL and the rows.
         self._statements: dict[tuple[tuple[int, ...], int], str] = {}
+        #: `_insert_values`' rows a statement (the parameters' limit of this SQLite allowing).
+        limit = db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        self.per = max(1, min(TASK_ROWS_PER_INSERT, limit // WIDTH))
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
         self.thread.start()
@@ -389,9 +401,9 @@ class TaskWriter:
             self.last = time.monotonic()
 
     def _insert_values(self) -> None:
-        """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement (the rows past a whole number of those in statements of 32, 16, ... 1 rows:
-        `statement_rows`), the run id a literal of the statement (an int: nothing to escape), and
+        """INSERT the rows of `pending_values` (flat), `per` a statement (the rows past a
+        whole number of those in statements of 32, 16, ... 1 rows: `statement_rows`), the
+        run id a literal of the statement (an int: nothing to escape), and
         a column of one None or text in every row of a statement a literal too
         (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
         backend, status, message, verdict and host its run's rows share, and the ints of
@@ -403,7 +415,7 @@ class TaskWriter:
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
         start = 0
-        for rows in statement_rows(len(values) // WIDTH, max(1, VALUES_PER_INSERT // WIDTH)):
+        for rows in statement_rows(len(values) // WIDTH, self.per):
             stop = start + rows * WIDTH
             chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
             literals = drop_constant_columns(
