@@ -11,6 +11,7 @@ from support import TELEGRAM_SOLUTION, wait_for
 
 from sudokubench.harness.store import SCHEMA_VERSION, PuzzleRow, Store, StoreError, TaskRow
 from sudokubench.harness.store_write import (
+    TASK_ROWS_PER_INSERT,
     VALUES_PER_INSERT,
     drop_constant_columns,
     insert_rows,
@@ -186,6 +187,10 @@ def test_drop_constant_columns_deletes_the_columns_of_one_none_or_text_in_every_
     flat = [1, 2**62, -3, "x", 1.0, 2**62, -3, "x", True, 2**62, -3, "x"]
     assert drop_constant_columns(flat, 4, range(4), {0, 1, 2}) == ((0, "1"), (2, "-3"), (3, "'x'"))
     assert flat == [2**62, 2**62, 2**62]
+    # a positive whole float below 2^53 where the column is REAL (10 stores as 10.0 there)
+    flat = [10.0, 2.5, 2.0**53, -1.0, 0.0, 10.0, 2.5, 2.0**53, -1.0, 0.0]
+    assert drop_constant_columns(flat, 5, range(5), (), range(5)) == ((0, "10"),)
+    assert flat == [2.5, 2.0**53, -1.0, 0.0, 2.5, 2.0**53, -1.0, 0.0]
     assert [sql_literal(v) for v in (None, "x", 1, 1.0, True, b"x", "\n")] == [
         "NULL", "'x'", None, None, None, None, None,
     ]  # fmt: skip
@@ -202,15 +207,18 @@ def _stored(db: sqlite3.Connection, table: str, order: str) -> list[tuple]:
 def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
     # `add_values`' statements write a column None in each of their rows as NULL: the rows
     # read back exactly as those stored a tuple a row (`insert_rows`), NULL and types alike,
-    # whichever statements hold a problem or a peak memory (47 rows a statement).
-    per = VALUES_PER_INSERT // len(TaskRow._fields)
+    # whichever statements hold a problem or a peak memory (95 rows a statement).
+    per = TASK_ROWS_PER_INSERT
     rows = [row(k, wall_s=k / 7, peak_memory_bytes=None) for k in range(3 * per + 11)]
     rows[per + 3] = rows[per + 3]._replace(valid=False, problem="solution 1 is wrong")
     rows[2 * per + 5] = rows[2 * per + 5]._replace(peak_memory_bytes=2**40 + 3)
     rows[3 * per + 1] = rows[3 * per + 1]._replace(problem="", peak_memory_bytes=0)
     # texts a statement's rows share but one (a quote, one not ASCII, a status apart)
     for k in range(per, 2 * per):
-        rows[k] = rows[k]._replace(message="it's", verdict="=1 é")
+        rows[k] = rows[k]._replace(message="it's", verdict="=1 é", timeout=2.5)
+    rows[3] = rows[3]._replace(timeout=3.0)  # (a whole timeout, one row apart)
+    for k in range(2 * per, 3 * per):  # (a whole timeout a statement: written as its digits)
+        rows[k] = rows[k]._replace(timeout=600.0)
     rows[per - 1] = rows[per - 1]._replace(status="timeout", message="", backend="native")
     rows[3 * per + 2] = rows[3 * per + 2]._replace(host="elsewhere")
     rows[2 * per + 9] = rows[2 * per + 9]._replace(count=2, exhaustive=False, limit=5, sample=3)
@@ -234,7 +242,7 @@ def test_flat_task_rows_store_as_the_rows_tuples_do(tmp_path):
 def test_flat_task_rows_with_a_text_of_their_own_a_statement_store_whole(tmp_path):
     # each statement's rows share a message no other shares: past the writer's few kept
     # statements, the texts are bound and the NULLs still written (the rows the same)
-    per = VALUES_PER_INSERT // len(TaskRow._fields)
+    per = TASK_ROWS_PER_INSERT
     rows = [row(k, message=f"m{k // per}", host=f"h{k // per}") for k in range(40 * per)]
     rows[-1] = rows[-1]._replace(problem="wrong", valid=False)
     sql = [task_to_sql(1, r) for r in rows]
@@ -357,19 +365,24 @@ def test_statement_rows_are_whole_statements_then_powers_of_two():
             assert sum(pieces) == n and all(0 < p <= per for p in pieces)
 
 
-def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path):
-    # flushes of 1, 2, ..., 60 rows: statements of 47, 32, 16, 8, 4, 2 and 1 rows only, and
-    # every row stored
+@pytest.mark.parametrize(("limit", "most"), [(None, TASK_ROWS_PER_INSERT), (999, 47)])
+def test_a_writers_flushes_of_any_size_use_statements_of_few_row_counts(tmp_path, limit, most):
+    # flushes of 1, 2, ..., 120 rows: statements of 95 (47 where SQLite takes 999 parameters
+    # at most), 32, 16, 8, 4, 2 and 1 rows only, and every row stored
     with Store(tmp_path / "r.sqlite") as store:
+        if limit is not None:
+            store.db.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit)
         run_id = store.new_run({}, {})
         rows: list[TaskRow] = []
         with store.writer(run_id, every=10**6, seconds=3600) as writer:
-            for n in range(1, 61):
+            for n in range(1, 121):
                 batch = [row(len(rows) + j, wall_s=(len(rows) + j) / 3) for j in range(n)]
+                # (a problem in every row: its column is bound, not written in the statement)
+                batch = [r._replace(problem=f"p{r.task_id}", valid=False) for r in batch]
                 writer.add_values([v for r in batch for v in task_to_sql(run_id, r)[1:]])
                 writer.flush()
                 rows += batch
-            assert {r for _, r in writer._statements} == {47, 32, 16, 8, 4, 2, 1}
+            assert {r for _, r in writer._statements} == {most, 32, 16, 8, 4, 2, 1}
         assert list(store.tasks(run_id)) == rows
 
 

@@ -27,6 +27,7 @@ from sudokubench.harness.records import TaskRow
 
 __all__ = [
     "TASK_COLUMNS",
+    "TASK_ROWS_PER_INSERT",
     "VALUES_PER_INSERT",
     "TaskWriter",
     "drop_constant_columns",
@@ -41,6 +42,14 @@ __all__ = [
 
 #: Most values bound in one INSERT of several rows (SQLite before 3.32 allows 999).
 VALUES_PER_INSERT = 999
+#: Rows of one INSERT of a run's flat task rows (`TaskWriter.add_values`), where SQLite's
+#: limit on a statement's parameters allows them all: 95, about 900 values bound once a
+#: row's shared columns are written in the statement (`drop_constant_columns`). A statement
+#: costs its start (its cursors, its reset) whatever its rows: 16.8k instructions a row at 95
+#: rows against 17.7k at 47 (`benchmarks/store_insert.py --rows tasks`); at 190 rows 16.5k,
+#: at 476 16.4k, but those compile for longer (the few a run makes) and keep more of a
+#: statement's journal.
+TASK_ROWS_PER_INSERT = 95
 
 # -- a task row's columns: each is named after the field it stores (`"limit"` quoted, an SQL
 # word); a few fields are stored in another form.
@@ -127,14 +136,16 @@ def task_to_sql(run_id: int, row: TaskRow, texts: tuple[str, str] | None = None)
 _CONSTANT_TASK = tuple(
     TaskRow._fields.index(name)
     for name in (
-        "backend", "limit", "sample", "status", "count", "exhaustive", "message", "verdict",
-        "valid", "problem", "host", "peak_memory_bytes",
+        "backend", "limit", "timeout", "sample", "status", "count", "exhaustive", "message",
+        "verdict", "valid", "problem", "host", "peak_memory_bytes",
     )
 )  # fmt: skip
 #: Of those, the INTEGER columns (an int written as its digits stores as it is bound).
 _INTEGER_TASK = frozenset(
     TaskRow._fields.index(name) for name in ("limit", "sample", "count", "exhaustive", "valid")
 )
+#: Of those, the REAL columns (a whole float written as its digits stores as it is bound).
+_REAL_TASK = frozenset({TaskRow._fields.index("timeout")})
 #: Statements a writer keeps before it writes texts as literals only in those it has, NULLs
 #: alone in any other (`_insert_values`: a run whose rows share a text in a statement but
 #: not across statements would prepare one a statement).
@@ -217,13 +228,19 @@ def sql_literal(value: Any) -> str | None:
 
 
 def drop_constant_columns(
-    flat: list[Any], width: int, places: Sequence[int], integers: Collection[int] = ()
+    flat: list[Any],
+    width: int,
+    places: Sequence[int],
+    integers: Collection[int] = (),
+    reals: Collection[int] = (),
 ) -> tuple[tuple[int, str], ...]:
     """Delete from `flat` (rows of `width` values one after the other) each column of
     `places` (places in a row, rising) that holds one value in every row, None or a str
     that `sql_literal` writes, or at the places of `integers` (columns of INTEGER affinity,
-    where 1, 1.0 and True all store the integer 1) an int well within 64 bits; gives each
-    place deleted with its literal, which the caller's statement writes instead of a `?`
+    where 1, 1.0 and True all store the integer 1) an int well within 64 bits, or at the
+    places of `reals` (columns of REAL affinity, where the integer 10 stores as the float
+    10.0 bound does) a positive whole float below 2^53 (a run's timeout); gives each place
+    deleted with its literal, which the caller's statement writes instead of a `?`
     (`values_sql`).
 
     sqlite3 binds a None through its adapters' lookup (a key tuple built, the dict searched,
@@ -242,6 +259,8 @@ def drop_constant_columns(
             continue
         if place in integers and type(value) is int and -(2**62) < value < 2**62:
             gone.append((place, str(value)))
+        elif place in reals and type(value) is float and 0 < value < 2**53 and value.is_integer():
+            gone.append((place, str(int(value))))  # (the digits: read back exactly)
         elif literal := sql_literal(value):
             gone.append((place, literal))
     for k, (place, _) in enumerate(reversed(gone)):  # the highest first: the lower stay put
@@ -298,6 +317,9 @@ class TaskWriter:
         self.lock = threading.Lock()
         #: `_insert_values`' statements by the columns written NULL and the rows.
         self._statements: dict[tuple[tuple[int, ...], int], str] = {}
+        #: `_insert_values`' rows a statement (the parameters' limit of this SQLite allowing).
+        limit = db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        self.per = max(1, min(TASK_ROWS_PER_INSERT, limit // WIDTH))
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._flush_now_and_then, daemon=True)
         self.thread.start()
@@ -379,9 +401,9 @@ class TaskWriter:
             self.last = time.monotonic()
 
     def _insert_values(self) -> None:
-        """INSERT the rows of `pending_values` (flat), `VALUES_PER_INSERT // WIDTH` a
-        statement (the rows past a whole number of those in statements of 32, 16, ... 1 rows:
-        `statement_rows`), the run id a literal of the statement (an int: nothing to escape), and
+        """INSERT the rows of `pending_values` (flat), `per` a statement (the rows past a
+        whole number of those in statements of 32, 16, ... 1 rows: `statement_rows`), the
+        run id a literal of the statement (an int: nothing to escape), and
         a column of one None or text in every row of a statement a literal too
         (`drop_constant_columns`: a sound answer's problem, a peak not measured, the
         backend, status, message, verdict and host its run's rows share, and the ints of
@@ -393,10 +415,12 @@ class TaskWriter:
         into = f"INSERT OR REPLACE INTO tasks (run_id, {TASK_COLUMNS})"
         execute = self.db.execute
         start = 0
-        for rows in statement_rows(len(values) // WIDTH, max(1, VALUES_PER_INSERT // WIDTH)):
+        for rows in statement_rows(len(values) // WIDTH, self.per):
             stop = start + rows * WIDTH
             chunk = values[start:stop]  # (a copy: `pending_values` is kept whole)
-            literals = drop_constant_columns(chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK)
+            literals = drop_constant_columns(
+                chunk, WIDTH, _CONSTANT_TASK, _INTEGER_TASK, _REAL_TASK
+            )
             sql = statements.get((literals, rows))
             if sql is None and len(statements) >= _STATEMENTS:
                 chunk = values[start:stop]  # (NULLs alone: a few statements at most)

@@ -14,7 +14,6 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid
@@ -43,11 +42,6 @@ __all__ = ["Progress", "Tracker", "to_row"]
 _new_tuple = tuple.__new__
 #: A `Task` from its fields' tuple, mapped in C (`_plan_list`).
 _new_task = functools.partial(_new_tuple, Task)
-#: A puzzle's fields read in C.
-_PUZZLE_ID, _TEXT, _BOX, _EXPECTED_COUNT, _EXPECTED_SOLUTION = (
-    attrgetter(name)
-    for name in ("puzzle_id", "puzzle", "box", "expected_count", "expected_solution")
-)
 #: A status by its text (a columnar message's).
 _STATUSES = {s.value: s for s in Status}
 #: The places in a row of `Batch.values` of the fields `add_batch` reads.
@@ -262,13 +256,15 @@ class Tracker:
                     tasks += self._plan(j, puzzle)
             return tasks
         n = len(puzzles)
+        if not n:
+            return []
         self.tally.register_many(i, puzzles)
         ids = range(i, i + n)  # (one task a puzzle: its id is the puzzle's index)
         self.open.update(zip(ids, puzzles, strict=True))
-        if (
-            list(map(_EXPECTED_COUNT, puzzles)).count(None) != n
-            or list(map(_EXPECTED_SOLUTION, puzzles)).count(None) != n
-        ):
+        # the puzzles' fields as columns, in one call (a field a puzzle read by `attrgetter`
+        # cost twice as much)
+        puzzle_ids, _, _, texts, boxes, counts, solutions = zip(*puzzles, strict=True)
+        if counts.count(None) != n or solutions.count(None) != n:
             self.expecting.update(
                 j
                 for j, p in zip(ids, puzzles, strict=True)
@@ -281,9 +277,9 @@ class Tracker:
                 _new_task,
                 zip(
                     ids,
-                    map(_PUZZLE_ID, puzzles),
-                    map(_TEXT, puzzles),
-                    map(_BOX, puzzles),
+                    puzzle_ids,
+                    texts,
+                    boxes,
                     itertools.repeat(backend),
                     itertools.repeat(args.limit),
                     itertools.repeat(args.timeout),
@@ -449,7 +445,11 @@ class Tracker:
         deque(map(entries.__delitem__, ids), 0)  # (each its puzzle's only task: closed)
         counts = self.progress
         counts.done += len(ids)
-        counts.statuses.update(map(_STATUSES.__getitem__, batch.statuses))
+        statuses = batch.statuses
+        if statuses.count(statuses[0]) == len(statuses):  # (the usual batch: one status)
+            counts.statuses[_STATUSES[statuses[0]]] += len(statuses)
+        else:
+            counts.statuses.update(map(_STATUSES.__getitem__, statuses))
         values = batch.values
         self.tally.add_columns(
             values[_BACKEND],
@@ -462,6 +462,9 @@ class Tracker:
             batch.efforts,
             values[_PEAK::WIDTH],
             batch.host,
+            batch.times,
+            batch.effort_times,
+            batch.timed,
         )
         if progress is not None:
             progress(counts)

@@ -684,14 +684,17 @@ class Batch:
     them), `cpus`, `waits`, `kinds` and `efforts` the tally's columns (an effort's kind as
     its place in `stats.EFFORT_KEYS`, `NO_EFFORT` and NaN where a row reports none), and per
     batch: `ids` (the task ids), `statuses` (their texts), `host` (the host of every row,
-    None when they differ) and `usual` (every answer sound and timed: solved or
+    None when they differ), `times` and `effort_times` (the wall times and efforts as the
+    `array("d")` the message's bytes made, None where it sent them otherwise: the tally
+    copies them as they are), `timed` (every row's cpu and wait a float: both sent as
+    bytes) and `usual` (every answer sound and timed: solved or
     unsatisfiable within the limit, no problem). Without `strict`, an answer after the limit
     keeps the worker's status (`outcomes`, as `wire.from_wire` gives it; its `rows` are then
     not `to_row`'s)."""
 
     __slots__ = (
-        "cpus", "efforts", "host", "ids", "kinds", "statuses", "tasks", "usual", "values",
-        "waits",
+        "cpus", "effort_times", "efforts", "host", "ids", "kinds", "statuses", "tasks",
+        "timed", "times", "usual", "values", "waits",
     )  # fmt: skip
 
     def __init__(
@@ -703,8 +706,14 @@ class Batch:
         kinds: bytes,
         efforts: list[float],
         strict: bool = True,
+        times: array[float] | None = None,
+        effort_times: array[float] | None = None,
+        timed: bool = False,
     ) -> None:
         self.tasks = tasks
+        self.times = times
+        self.effort_times = effort_times
+        self.timed = timed
         self.values = values
         self.cpus = cpus
         self.waits = waits
@@ -795,17 +804,23 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     if n > len(tasks):
         raise ProtocolError(f"{n} outcomes when {len(tasks)} tasks were in flight")
     decoded: list[list[Any]] = []
+    arrays: list[array[float] | None] = []  # (each bytes column's array, for the tally)
     floats_of: Any = None
     floats: list[float] = []
+    floats_array: array[float] | None = None
     for column in columns:
         kind = type(column)
         if kind is bytes:  # (the rows' floats; the same bytes twice, the same list)
             if column is not floats_of:
                 if len(column) != 8 * n:
                     raise ProtocolError("a columnar message whose columns differ in length")
-                floats_of, floats = column, array("d", column).tolist()
+                floats_array = array("d", column)
+                floats_of, floats = column, floats_array.tolist()
             decoded.append(floats)
-        elif kind is list:
+            arrays.append(floats_array)
+            continue
+        arrays.append(None)
+        if kind is list:
             if len(column) != n:
                 raise ProtocolError("a columnar message whose columns differ in length")
             decoded.append(column)
@@ -860,10 +875,14 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
     values[18::WIDTH] = problems
     values[19::WIDTH] = hosts
     values[20::WIDTH] = peaks
-    return Batch(taken, values, cpus, waits, kinds, efforts, strict)
+    times, effort_times = arrays[_WALL_COLUMN], arrays[-1]
+    timed = arrays[-3] is not None and arrays[-2] is not None  # (the cpus and waits: floats)
+    return Batch(taken, values, cpus, waits, kinds, efforts, strict, times, effort_times, timed)
 
 
 _popleft = deque.popleft
+#: The wall time's place among a message's columns.
+_WALL_COLUMN = COLUMNS.index("wall_s")
 _TYPES = [bytes, tuple, bytes, list, list]
 #: The columns of a message (`COLUMNS`, then the tally's `cpu_s`, `cpu_wait_s` and effort).
 _COLUMNS = len(COLUMNS) + 3

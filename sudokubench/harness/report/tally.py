@@ -300,13 +300,19 @@ class Tally:
         efforts: list[float],
         peaks: list[int | None],
         host: str,
+        times: array[float] | None = None,
+        effort_times: array[float] | None = None,
+        timed: bool = False,
     ) -> None:
         """`add_agreed` of the puzzles at `indexes`, each with one measured row of `backend`
         whose answer is sound and timed (solved or unsatisfiable within the limit), given as
         columns (a worker's columnar message, `pool.batch`: the effort's kind a byte, its
         place in `EFFORT_KEYS`, 255 and NaN for none; the row's task id is its puzzle's
-        index, as in a run of one task a puzzle; every row ran on `host`): what `_row` and
-        `_singles` do to each, a column at a time. The sums are added in the rows' order
+        index, as in a run of one task a puzzle; every row ran on `host`; `times` and
+        `effort_times`, when given, the walls and efforts as an `array("d")` already, copied
+        as they are: `array("d", a_list)` parses each float; `timed`: every row's cpu and
+        wait a float, none looked for): what `_row` and `_singles` do
+        to each, a column at a time. The sums are added in the rows' order
         (`reduce`), so they are the same to the last bit as row by row."""
         n = len(indexes)
         column = self.columns.get(backend) or self._column(backend)
@@ -317,10 +323,13 @@ class Tally:
             first = min(indexes)
             if seen is None or host not in seen[1] or first < seen[0]:
                 self._host(backend, first, host)
-        known = peaks if None not in peaks else [p for p in peaks if p is not None]
+        if peaks.count(peaks[0]) == n:  # (the usual batch: one peak, or none measured)
+            known = [] if peaks[0] is None else peaks[:1]
+        else:
+            known = [p for p in peaks if p is not None]
         if known and (peak := max(known)) > self.peak_memory.get(backend, -1):
             self.peak_memory[backend] = peak
-        if None not in cpus:
+        if timed or None not in cpus:
             self.cpu_s = reduce(add, cpus, self.cpu_s)
             self.cpu_wall_s = reduce(add, walls, self.cpu_wall_s)
         else:
@@ -328,7 +337,7 @@ class Tally:
                 if cpu is not None:
                     self.cpu_s += cpu
                     self.cpu_wall_s += wall
-        if None not in waits:
+        if timed or None not in waits:
             self.wait_s = reduce(add, waits, self.wait_s)
             self.wait_wall_s = reduce(add, walls, self.wait_wall_s)
         else:
@@ -336,14 +345,17 @@ class Tally:
                 if wait is not None:
                     self.wait_s += wait
                     self.wait_wall_s += wall
-        codes = array("b", map(_CODE_OF_TEXT.__getitem__, statuses))
+        if statuses.count(statuses[0]) == n:  # (the usual batch: one status)
+            codes = array("b", [_CODE_OF_TEXT[statuses[0]]]) * n
+        else:
+            codes = array("b", map(_CODE_OF_TEXT.__getitem__, statuses))
         start = indexes[0]
         if indexes == list(range(start, start + n)):  # (in a row: a slice of each array)
             end = start + n
             column.status[start:end] = codes
-            column.time[start:end] = array("d", walls)
+            column.time[start:end] = array("d", walls) if times is None else times
             column.effort_kind[start:end] = array("b", kinds)  # (255 is read as -1: none)
-            column.effort[start:end] = array("d", efforts)
+            column.effort[start:end] = array("d", efforts) if effort_times is None else effort_times
             return
         for i, code, wall, kind, effort in zip(indexes, codes, walls, kinds, efforts, strict=True):
             column.status[i] = code
