@@ -8,7 +8,7 @@ first use).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sudokubench._version import __version__ as __version__
 
@@ -61,12 +61,19 @@ def __getattr__(name: str) -> object:
             if module != "harness" or name == export:
                 globals()[export] = getattr(importlib.import_module(f"{__name__}.{module}"), export)
         return globals()[name]
+    return _submodule(__name__, name)
+
+
+def _submodule(package: str, name: str) -> Any:
+    """`package`'s submodule `name`, imported now (a package's lazy `__getattr__`: this one's
+    and the harness's); an AttributeError, as for any missing attribute, when there is no such
+    module."""
     try:
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{package}.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
+        if exc.name != f"{package}.{name}":
             raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
 
 
 def __dir__() -> list[str]:

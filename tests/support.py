@@ -150,3 +150,81 @@ class Stopwatch:
         cpu_bound = seconds if cpu is None else cpu
         assert self.cpu <= cpu_bound, f"used {self.cpu:.2f} s of CPU (bound {cpu_bound:g} s)"
         assert self.wall <= HANG_S, f"took {self.wall:.2f} s: a hang (bound {HANG_S:g} s)"
+
+
+class Counting:
+    """An executor (a `LocalPool`, a `DaskExecutor`) whose `run_columns` counts what it hands
+    back: the batches as columns (`Batch`) and the lists of outcomes."""
+
+    def __init__(self, executor) -> None:
+        self.executor = executor
+        self.batches = 0
+        self.lists = 0
+
+    def prepare(self, backends):
+        return self.executor.prepare(backends)
+
+    def run_batches(self, tasks):
+        return self.executor.run_batches(tasks)
+
+    def run_columns(self, tasks):
+        from sudokubench.harness.pool.batch import Batch
+
+        for item in self.executor.run_columns(tasks):
+            if type(item) is Batch:
+                self.batches += 1
+            else:
+                self.lists += 1
+            yield item
+
+    def close(self) -> None:
+        self.executor.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def odd_outcomes(planned: list) -> list:
+    """Sound outcomes of a real pool, with an error, a timeout, an answer after the limit and a
+    wrong answer among them."""
+    from sudokubench.backend import Status
+    from sudokubench.harness.pool import LocalPool, failed
+
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    assert all(o.texts for o in outcomes)
+    outcomes[1] = failed(planned[1], Status.ERROR, "why", 0.25)
+    outcomes[2] = failed(planned[2], Status.TIMEOUT, "killed", 11.0)
+    outcomes[3] = outcomes[3]._replace(wall_s=12.5, texts=None)
+    wrong = outcomes[4].solutions[0].replace("1", "x", 1)
+    outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
+    return outcomes
+
+
+#: A task row's columns that differ from one run to the next: its times and memory.
+TASK_TIMES = ("encode_s", "solve_s", "wall_s", "peak_memory_bytes")
+#: The stats keys that are times.
+TIMED_STATS = ("cpu_s", "cpu_wait_s")
+
+
+def stored_tasks(db: Path, run_id: int | None = None) -> list[dict]:
+    """Every task row of the run (of the file's only run without `run_id`), by task id, without
+    its times (the stats' too: each checked to be a float, as both paths measure them)."""
+    import json
+
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    where, values = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+    rows = []
+    for row in con.execute(f"SELECT * FROM tasks {where} ORDER BY task_id", values):
+        kept = {k: row[k] for k in row.keys() if k not in (*TASK_TIMES, "run_id")}  # noqa: SIM118
+        stats = json.loads(kept["stats"])
+        for key in TIMED_STATS:
+            assert type(stats.pop(key)) is float
+        kept["stats"] = stats
+        rows.append(kept)
+    con.close()
+    return rows

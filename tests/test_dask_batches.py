@@ -4,19 +4,16 @@ takes a worker's (`dask._taken`), with the rows, outcomes and stored runs of the
 
 from __future__ import annotations
 
-import json
 import math
 import pickle
-import sqlite3
 from collections import deque
-from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, Counting, collection, odd_outcomes, stored_tasks
 
 from sudokubench.backend import Status
 from sudokubench.harness import CompareArgs, compare
-from sudokubench.harness.pool import HOST, LocalPool, Task, failed
+from sudokubench.harness.pool import HOST, LocalPool, Task
 from sudokubench.harness.pool.batch import WIDTH, Batch, take_batch, to_columns
 from sudokubench.harness.pool.dask import _taken
 from sudokubench.harness.pool.dask_batch import _pools, pack, run_batch
@@ -40,20 +37,6 @@ def same_floats(a: list, b: list) -> bool:
         x == y or (type(x) is float and type(y) is float and math.isnan(x) and math.isnan(y))
         for x, y in zip(a, b, strict=True)
     )
-
-
-def odd_outcomes(planned: list[Task]) -> list:
-    """Sound outcomes of a real pool, with an error, a timeout, an answer after the limit and a
-    wrong answer among them."""
-    with LocalPool(jobs=1) as pool:
-        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
-    assert all(o.texts for o in outcomes)
-    outcomes[1] = failed(planned[1], Status.ERROR, "why", 0.25)
-    outcomes[2] = failed(planned[2], Status.TIMEOUT, "killed", 11.0)
-    outcomes[3] = outcomes[3]._replace(wall_s=12.5, texts=None)
-    wrong = outcomes[4].solutions[0].replace("1", "x", 1)
-    outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
-    return outcomes
 
 
 @pytest.mark.parametrize("odd", [False, True], ids=["usual", "odd"])
@@ -125,41 +108,6 @@ def test_a_plugin_s_outcomes_come_back_as_wire_forms(batches):
     assert {o.status for o in found} == {Status.SOLVED}
 
 
-def stored(db: Path) -> list[dict]:
-    """Every task row of the file's run, by task id, without its times (the stats' too)."""
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    rows = []
-    for row in con.execute("SELECT * FROM tasks ORDER BY task_id"):
-        values = {k: row[k] for k in row.keys() if k not in (*TIMES, "run_id")}  # noqa: SIM118
-        stats = json.loads(values["stats"])
-        for key in TIMED_STATS:
-            assert type(stats.pop(key)) is float  # (measured on both paths)
-        values["stats"] = stats
-        rows.append(values)
-    con.close()
-    return rows
-
-
-class Counting:
-    """A dask executor whose `run_columns` counts the batches it hands back as columns."""
-
-    def __init__(self, executor) -> None:
-        self.executor = executor
-        self.batches = 0
-
-    def prepare(self, backends):
-        return self.executor.prepare(backends)
-
-    def run_batches(self, tasks):
-        return self.executor.run_batches(tasks)
-
-    def run_columns(self, tasks):
-        for item in self.executor.run_columns(tasks):
-            self.batches += type(item) is Batch
-            yield item
-
-
 @pytest.mark.slow
 def test_a_cluster_run_stores_what_a_local_run_stores(tmp_path):
     pytest.importorskip("distributed")
@@ -176,6 +124,6 @@ def test_a_cluster_run_stores_what_a_local_run_stores(tmp_path):
         remote = compare(args, db=tmp_path / "dask.sqlite", executor=counting)
     assert counting.batches > 1  # (the columns' path was taken)
     assert remote.ok and local.ok and len(remote.tasks) == len(lines)
-    rows = stored(tmp_path / "dask.sqlite")
-    assert rows == stored(tmp_path / "local.sqlite")
+    rows = stored_tasks(tmp_path / "dask.sqlite")
+    assert rows == stored_tasks(tmp_path / "local.sqlite")
     assert {r["host"] for r in rows} == {HOST} and {r["count"] for r in rows} == {1, 2}

@@ -4,19 +4,17 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from array import array
 from collections import deque
 from pathlib import Path
 
 import pytest
-from support import TELEGRAM, collection
+from support import TELEGRAM, Counting, collection, odd_outcomes, stored_tasks
 
 from sudokubench.backend import Status
 from sudokubench.harness import CompareArgs, compare
-from sudokubench.harness.pool import HOST, LocalPool, Task, failed
-from sudokubench.harness.pool.batch import WIDTH, Batch, take_batch, to_columns
+from sudokubench.harness.pool import HOST, LocalPool, Task
+from sudokubench.harness.pool.batch import WIDTH, take_batch, to_columns
 from sudokubench.harness.pool.wire import ProtocolError, from_wire, to_wire
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report import build_report, render
@@ -63,54 +61,6 @@ class OutcomesOnly:
         self.close()
 
 
-class Counting:
-    """A `LocalPool` whose `run_columns` counts the batches it hands back as columns."""
-
-    def __init__(self, pool: LocalPool) -> None:
-        self.pool = pool
-        self.batches = 0
-        self.lists = 0
-
-    def prepare(self, backends):
-        return self.pool.prepare(backends)
-
-    def run_batches(self, tasks):
-        return self.pool.run_batches(tasks)
-
-    def run_columns(self, tasks):
-        for item in self.pool.run_columns(tasks):
-            if type(item) is Batch:
-                self.batches += 1
-            else:
-                self.lists += 1
-            yield item
-
-    def close(self) -> None:
-        self.pool.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-def stored(db: Path, run_id: int) -> list[dict]:
-    """Every task row of the run, by task id, without its times (the stats' too)."""
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    rows = []
-    for row in con.execute("SELECT * FROM tasks WHERE run_id = ? ORDER BY task_id", (run_id,)):
-        values = {k: row[k] for k in row.keys() if k not in (*TIMES, "run_id")}  # noqa: SIM118
-        stats = json.loads(values["stats"])
-        for key in TIMED_STATS:
-            assert type(stats.pop(key)) is float  # (measured on both paths)
-        values["stats"] = stats
-        rows.append(values)
-    con.close()
-    return rows
-
-
 @pytest.mark.parametrize("backend", ["native", "fast"])
 def test_a_run_through_the_columns_stores_what_the_outcomes_path_stores(tmp_path, backend):
     lines = [*PUZZLES[:200], TELEGRAM, *PUZZLES[200:]]
@@ -123,8 +73,8 @@ def test_a_run_through_the_columns_stores_what_the_outcomes_path_stores(tmp_path
         old = compare(args, db=tmp_path / "old.sqlite", executor=old_pool)
     assert counting.batches > 1  # (the columns' path was taken)
     assert new.ok and old.ok and len(new.tasks) == len(lines)
-    rows = stored(tmp_path / "new.sqlite", new.run.id)
-    assert rows == stored(tmp_path / "old.sqlite", old.run.id)
+    rows = stored_tasks(tmp_path / "new.sqlite", new.run.id)
+    assert rows == stored_tasks(tmp_path / "old.sqlite", old.run.id)
     assert len(rows) == len(lines) and {r["host"] for r in rows} == {HOST}
     assert all(r["valid"] == 1 and r["problem"] is None for r in rows)
     with Store(tmp_path / "new.sqlite", create=False) as store:
@@ -137,15 +87,7 @@ def test_a_run_through_the_columns_stores_what_the_outcomes_path_stores(tmp_path
 def test_a_batch_of_the_usual_and_the_rest_makes_the_rows_and_outcomes_of_its_outcomes():
     lines = PUZZLES[:6]
     planned = tasks(lines)
-    with LocalPool(jobs=1) as pool:
-        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
-    assert all(o.texts for o in outcomes)
-    # an error, a timeout, an answer after the limit, a wrong answer, among sound ones
-    outcomes[1] = failed(planned[1], Status.ERROR, "why", 0.25)
-    outcomes[2] = failed(planned[2], Status.TIMEOUT, "killed", 11.0)
-    outcomes[3] = outcomes[3]._replace(wall_s=12.5, texts=None)
-    wrong = outcomes[4].solutions[0].replace("1", "x", 1)
-    outcomes[4] = outcomes[4]._replace(solutions=(wrong,), problem="not a solution", texts=None)
+    outcomes = odd_outcomes(planned)
     message = to_columns(outcomes)
     assert message is not None and message[0] == "rows"
     assert lines[0] not in repr(message)  # (the task's fields are the parent's own)

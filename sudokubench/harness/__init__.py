@@ -53,6 +53,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from sudokubench import _submodule as submodule  # (the report's and the pool's use it too)
+
 if TYPE_CHECKING:
     from sudokubench.errors import StoreError
     from sudokubench.harness.plan import SHOWCASE, CompareArgs, available_backends, plan
@@ -93,14 +95,3 @@ def __getattr__(name: str) -> Any:
                 globals()[export] = getattr(importlib.import_module(module), export)
         return globals()[name]
     return submodule(__name__, name)
-
-
-def submodule(package: str, name: str) -> Any:
-    """`package`'s submodule `name`, imported now (a package's lazy `__getattr__`); an
-    AttributeError, as for any missing attribute, when there is no such module."""
-    try:
-        return importlib.import_module(f"{package}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{package}.{name}":
-            raise
-        raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
