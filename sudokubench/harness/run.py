@@ -41,7 +41,7 @@ from sudokubench.harness.report.model import RunReport, finish_report
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.startup import PREFIX, Startup
 from sudokubench.harness.store import Store, StoreError, TaskWriter
-from sudokubench.harness.track import Progress, Tracker, to_row
+from sudokubench.harness.track import Progress, Tracker, lane_rows, to_row
 
 __all__ = ["Interrupted", "Progress", "UntrustedBackends", "compare", "to_row"]  # (two from track)
 
@@ -451,12 +451,19 @@ def _execute(
             continue
         made, texts = [], []
         try:
-            for outcome in outcomes:
+            # plain, bounded, finite values (the worker made them so, unless the plug-in
+            # reached that code too), and the check made here: the usual answers' together
+            # (`lane_rows`), any other on its own
+            outcomes = [o if own.get(o.task.backend, False) else sanitize(o) for o in outcomes]
+            checked = lane_rows(outcomes, own)
+            for outcome, row in zip(outcomes, checked, strict=True):
+                if row is not None:
+                    made.append(row)
+                    texts.append(None)
+                    continue
                 grid = None
                 if not own.get(outcome.task.backend, False):
-                    # plain, bounded, finite values (the worker made them so, unless the
-                    # plug-in reached that code too), and the check made here
-                    outcome = sanitize(outcome)._replace(checked=False, texts=None)
+                    outcome = outcome._replace(checked=False, texts=None)
                 if not outcome.checked:
                     grid = tracker.grid(outcome.task)
                 made.append(to_row(outcome, grid))
