@@ -18,7 +18,7 @@ from sudokubench.backend import Status
 from sudokubench.grid import Grid, Shape, solution_problem
 from sudokubench.harness.plan import CompareArgs, takes_all
 from sudokubench.harness.pool import Outcome, Task
-from sudokubench.harness.pool.guard import sanitize
+from sudokubench.harness.pool.guard import sanitize, sanitize_many
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.run import compare
 from sudokubench.harness.track import lane_rows, to_row
@@ -200,3 +200,52 @@ def test_compare_of_a_library_stores_the_independent_check_of_each_answer(c_libr
         if backend == wrong and status == "solved":
             assert not valid and problem.startswith("solution 1 is wrong")
     assert sum(1 for row in stored if row[0] == name and row[7]) == len(puzzles) - 1
+
+
+def plain(outcome: Outcome) -> bool:
+    return sanitize(outcome) is outcome
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"count": -1},
+        {"count": 2**62 + 1},
+        {"count": True},
+        {"exhaustive": 1},
+        {"wall_s": float("nan")},
+        {"solve_s": float("inf")},
+        {"encode_s": -1e-9},
+        {"wall_s": 3},
+        {"solutions": ["x"]},
+        {"solutions": ("1" * 4097,)},
+        {"solutions": (b"123",)},
+        {"solutions": ("1", "2", "3")},  # more than the limit
+        {"stats": {"nodes": 2**62 + 1}},
+        {"stats": {"nodes": -(2**62) - 1}},
+        {"stats": {"nodes": float("nan")}},
+        {"stats": {"nodes": True}},
+        {"stats": {"nodes": 10**400}},
+        {"stats": {"nodes": 1e300}},  # (plain: a float's only bound is finite)
+        {"stats": {"k" * 65: 1}},
+        {"stats": {3: 1}},
+        {"stats": {f"s{k}": k for k in range(65)}},
+        {"message": "m" * 1001},
+        {"message": 7},
+        {"verdict": "v" * 41},
+        {"problem": "p" * 1001},
+        {"problem": 3},
+        {"peak_memory_bytes": -1},
+        {"peak_memory_bytes": 2**63},
+        {"peak_memory_bytes": 1.0},
+        {"status": "solved"},
+    ],
+    ids=repr,
+)
+def test_a_list_tested_a_field_at_a_time_is_sanitized_as_each_alone(change):
+    outcomes = usual()
+    outcomes[7] = outcomes[7]._replace(**change)
+    assert sanitize_many(outcomes) == [sanitize(o) for o in outcomes]
+    assert (sanitize_many(outcomes) is outcomes) == (not change)  # (kept only when all plain)
+    assert plain(outcomes[7]) == (change in ({}, {"stats": {"nodes": 1e300}}))

@@ -149,7 +149,7 @@ def lane_rows(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[Task
             and task.box is None
             and len(task.puzzle) == len(solutions[0]) == (size or len(task.puzzle))
             and not own.get(task.backend, False)
-            and limited_status(_SOLVED, outcome.wall_s, task.timeout) is _SOLVED
+            and not outcome.wall_s > task.timeout  # (else TIMEOUT: `stats.limited_status`)
         ):
             size = len(task.puzzle)
             usual.append(k)
