@@ -84,6 +84,10 @@ def test_usual_answers_are_checked_together_into_the_rows_to_row_makes():
     assert rows == [per_task(o) for o in outcomes]
     assert all(r.valid and r.problem is None for r in rows)
     assert [r.verdict for r in rows] == ["=1"] * 12 + [">=1"]
+    outcomes[3] = outcomes[3]._replace(host="elsewhere")  # (a cluster worker's)
+    rows, batched = rows_of(outcomes)
+    assert rows == [per_task(o) for o in outcomes] and len(batched) == len(outcomes)
+    assert rows[3].host == "elsewhere" and rows[4].host == rows[0].host != ""
 
 
 def test_a_mix_stores_what_each_answer_checked_alone_stores():

@@ -14,7 +14,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from sudokubench.backend import Status
 from sudokubench.grid import Grid, Shape
@@ -56,8 +56,14 @@ _PUZZLE_ID, _TEXT, _BOX, _EXPECTED_COUNT, _EXPECTED_SOLUTION = (
     for name in ("puzzle_id", "puzzle", "box", "expected_count", "expected_solution")
 )
 _SOLVED = Status.SOLVED
+#: A `TaskRow` from its fields' tuple, mapped in C (`_all_usual`).
+_new_row = functools.partial(_new_tuple, TaskRow)
+#: A tuple's first item, read in C.
+_FIRST = itemgetter(0)
 #: A status by its text (a columnar message's).
 _STATUSES = {s.value: s for s in Status}
+#: The verdict of a usual answer of the lane (SOLVED, one solution) by its `exhaustive`.
+_LANE_VERDICTS = {e: str(verdict_of(_SOLVED, 1, e)) for e in (True, False)}
 #: The places in a row of `Batch.values` of the fields `add_batch` reads.
 _BACKEND, _WALL, _PEAK = (
     TaskRow._fields.index(name) for name in ("backend", "wall_s", "peak_memory_bytes")
@@ -135,6 +141,9 @@ def lane_rows(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[Task
     its canonical form) and their rows made as `to_row` makes them; None at every other
     place, and at every place when any of those solutions is not valid: `to_row` then checks
     each one and says which is wrong and why."""
+    whole = _all_usual(outcomes, own) if outcomes else None
+    if whole is not None:
+        return whole
     made: list[TaskRow | None] = [None] * len(outcomes)
     usual: list[int] = []
     size = 0
@@ -168,6 +177,46 @@ def lane_rows(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[Task
         verdict = str(verdict_of(_SOLVED, 1, outcome.exhaustive))
         made[k] = _row(outcome, _SOLVED, outcome.message, verdict, None, outcome.solutions)
     return made
+
+
+def _all_usual(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[TaskRow] | None:
+    """`lane_rows` of the usual list, every outcome of it usual and every solution valid,
+    tested and made a column at a time (`zip` of the outcomes and of their tasks, `map` of
+    `tuple.__new__` over the rows' columns: no Python step an outcome); None when the list
+    is not that, or when any solution is not valid (`lane_rows` then goes outcome by
+    outcome)."""
+    (
+        tasks, statuses, counts, flags, solutions, encodes, solves, walls, stats, messages,
+        _checks, _verdicts, _problems, hosts, peaks, _texts,
+    ) = zip(*outcomes, strict=True)  # fmt: skip
+    ids, puzzle_ids, puzzles, boxes, backends, limits, timeouts, samples = zip(*tasks, strict=True)
+    n = len(outcomes)
+    if not (
+        set(statuses) == {_SOLVED}  # (`guard.sanitize`: each a Status, each count an int)
+        and counts.count(1) == n
+        and set(map(len, solutions)) == {1}
+        and boxes.count(None) == n
+        and min(limits) >= 1
+        and not any(own.get(name, False) for name in set(backends))
+        and max(walls) <= min(timeouts)  # (none a TIMEOUT: `stats.limited_status`)
+    ):
+        return None
+    try:
+        shape = Shape.for_cells(len(puzzles[0]))
+    except ValueError:
+        return None
+    lines = list(map(_FIRST, solutions))
+    if not valid_solution_lines(puzzles, lines, shape):
+        return None
+    host = itertools.repeat(HOST) if hosts.count("") == n else [h or HOST for h in hosts]
+    solved, sound, no_problem = (itertools.repeat(v) for v in (_SOLVED, True, None))
+    verdicts = map(_LANE_VERDICTS.__getitem__, flags)
+    columns = (
+        ids, puzzle_ids, puzzles, backends, limits, timeouts, samples, solved, counts, flags,
+        solutions, encodes, solves, walls, stats, messages, verdicts, sound, no_problem, host,
+        peaks,
+    )  # fmt: skip
+    return list(map(_new_row, zip(*columns, strict=False)))  # (the repeats: endless)
 
 
 def _agreed_alone(puzzle: PuzzleRow, row: TaskRow) -> bool:
