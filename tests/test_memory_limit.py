@@ -18,7 +18,7 @@ from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, cli
 from sudokubench.backend import Status
 from sudokubench.grid import Grid, is_solution
 from sudokubench.harness import CompareArgs, compare
-from sudokubench.harness.pool import LocalPool, Outcome, Task
+from sudokubench.harness.pool import LocalPool, Task
 from sudokubench.harness.pool.memory import parse_size
 from sudokubench.harness.report import build_report
 from sudokubench.harness.store import SCHEMA_VERSION, Store
@@ -159,33 +159,3 @@ def test_a_version_2_file_is_upgraded_and_its_tasks_read_as_not_measured(tmp_pat
     assert report.ok and report.summary[0].peak_memory_bytes is None
     again = compare(args, db=db)
     assert all(t.peak_memory_bytes and t.peak_memory_bytes > 1_000_000 for t in again.tasks)
-
-
-def test_outcomes_taken_together_are_each_held_to_the_limit_by_their_own_peak():
-    # what `_receive` takes of one message with a limit: the peaks tested at once, and an
-    # outcome over the limit (and only it) made the ERROR `_within_memory` makes of it
-    class Worker:
-        over_memory = False
-
-    limit = parse_size(LIMIT)
-    peaks = [None, limit // 2, limit, limit + 1, 7]
-    made = [
-        Outcome(task(k, "fast"), Status.SOLVED, 1, True, (TELEGRAM_SOLUTION,), 0.0, 1e-3, 1e-3,
-                {}, "", True, "=1", None, "", peak)
-        for k, peak in enumerate(peaks)
-    ]  # fmt: skip
-    pool = LocalPool(jobs=1, start_method="spawn", memory_limit=limit)
-    try:
-        alone = Worker()
-        expected = [pool._within_memory(alone, o) for o in made]
-        worker = Worker()
-        found = ["before", *made]
-        pool._cap_found(worker, found, 1)
-        assert found == ["before", *expected] and worker.over_memory and alone.over_memory
-        assert [o.status for o in found[1:]] == [Status.SOLVED] * 3 + [Status.ERROR, Status.SOLVED]
-        assert found[4].message.startswith("memory limit: ")
-        quiet, under = Worker(), made[:3]
-        pool._cap_found(quiet, under, 0)
-        assert under == made[:3] and not quiet.over_memory
-    finally:
-        pool.close()

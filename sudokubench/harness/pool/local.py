@@ -100,7 +100,6 @@ a start-up per puzzle, far more than a 17clue puzzle takes to solve.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import multiprocessing
@@ -129,7 +128,7 @@ from sudokubench.harness.pool.handle import (
 from sudokubench.harness.pool.memory import format_size, resident_bytes
 from sudokubench.harness.pool.probe import worker_info
 from sudokubench.harness.pool.task import Outcome, Task, default_grace, failed
-from sudokubench.harness.pool.wire import ProtocolError, take_outcomes
+from sudokubench.harness.pool.wire import ProtocolError, from_wire, take_outcomes
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -148,9 +147,6 @@ BATCH_BYTES = 32_000
 TASK_BYTES = 200
 #: A task's backend and puzzle, read in C.
 _BACKEND, _PUZZLE = operator.attrgetter("backend"), operator.attrgetter("puzzle")
-#: An outcome's peak, read in C; whether it was measured (not None), tested in C.
-_PEAK = operator.attrgetter("peak_memory_bytes")
-_MEASURED = functools.partial(operator.is_not, None)
 #: Fewest tasks `run` takes ahead of the workers (at least two full batches per worker).
 WINDOW = 4096
 #: Lists of outcomes waiting for the caller under which the pool looks at the workers again
@@ -517,14 +513,15 @@ class LocalPool:
                     else:  # ("ready", task_id): backend loaded, clock starts
                         worker.ready(message[1], now, self.grace)
                     continue
-                # outcomes, in task order, in one loop (a bad one leaves it in flight); with a
-                # memory limit, those taken then tested against it, a list at a time
-                start = len(found)
-                try:
-                    take_outcomes(tasks, message, found)
-                finally:
-                    if self.memory_limit is not None:
-                        self._cap_found(worker, found, start)
+                if self.memory_limit is None:  # outcomes, in task order, in one loop
+                    take_outcomes(tasks, message, found)  # (a bad one leaves it in flight)
+                else:
+                    for wire in message:
+                        if not tasks:
+                            raise ProtocolError("an outcome when no task was in flight")
+                        outcome = from_wire(tasks[0], wire)  # (a bad one leaves it in flight)
+                        tasks.popleft()
+                        found.append(self._within_memory(worker, outcome))
                 worker.arm(now, self.grace)
         except (EOFError, OSError):
             if worker.tasks:
@@ -554,15 +551,6 @@ class LocalPool:
             return True
         peaks = batch.values[WIDTH - 1 :: WIDTH]
         return None not in peaks and max(peaks) <= limit
-
-    def _cap_found(self, worker: WorkerHandle, found: list[Outcome], start: int) -> None:
-        """`_within_memory` of each outcome of `found[start:]`: when none peaked over the
-        limit (one `max` of their peaks), nothing to do."""
-        peaks = list(filter(_MEASURED, map(_PEAK, itertools.islice(found, start, None))))
-        if not peaks or max(peaks) <= (self.memory_limit or 0):
-            return
-        for k in range(start, len(found)):
-            found[k] = self._within_memory(worker, found[k])
 
     def _memory_error(
         self, task: Task, resided: int, wall_s: float, who: str = "worker"
