@@ -33,6 +33,7 @@ __all__ = [
     "is_header",
     "is_separator",
     "is_skipped",
+    "line_digits",
     "parse_cells",
     "plain_line",
     "plain_line_bytes",
@@ -205,6 +206,17 @@ def plain_line_bytes(text: str, shape: Shape | None) -> tuple[Shape, bytes] | No
     if len(raw) != shape.cells or raw.translate(None, _UP_TO[shape.n]):
         return None  # (a byte left after deleting 0..N is not a digit of this shape)
     return shape, raw  # 0..N, as many as the shape has
+
+
+def line_digits(text: str, n: int) -> bytes | None:
+    """The characters of plain lines (one after another, any number) as their digits' bytes,
+    as `plain_line_bytes` reads a line; None when any is not a symbol 0..n (a blank counts as
+    0) or not ASCII."""
+    try:
+        raw = text.encode("ascii").translate(_LINE_DIGITS)
+    except UnicodeEncodeError:
+        return None
+    return None if raw.translate(None, _UP_TO[n]) else raw
 
 
 def parse_cells(text: str, shape: Shape | None = None, *, where: str = "") -> Cells:

@@ -54,6 +54,7 @@ __all__ = [
     "resolve_backends",
     "skipped_backends",
     "stored_shapes",
+    "takes_all",
     "task_combos",
     "tasks_per_puzzle",
 ]
@@ -276,6 +277,15 @@ def skipped_backends(p: PuzzleRow, shapes: Mapping[str, Sequence[str]]) -> tuple
     if not shapes:
         return ()
     return _skipped(tuple((b, tuple(s)) for b, s in shapes.items()), p.box or len(p.puzzle))
+
+
+def takes_all(puzzles: Iterable[PuzzleRow], shapes: Mapping[str, Sequence[str]]) -> bool:
+    """Whether every backend takes the shape of every one of `puzzles` (`skipped_backends`
+    empty for each), decided once a distinct box or size (a list of 9x9 lines: once)."""
+    if not shapes:
+        return True
+    limited = tuple((b, tuple(s)) for b, s in shapes.items())
+    return not any(_skipped(limited, key) for key in {p.box or len(p.puzzle) for p in puzzles})
 
 
 @functools.lru_cache(maxsize=64)

@@ -12,16 +12,18 @@ import functools
 import itertools
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from sudokubench.backend import Status
-from sudokubench.grid import Grid
+from sudokubench.grid import Grid, Shape
 from sudokubench.harness.plan import (
     CompareArgs,
     backend_shapes,
     puzzle_tasks,
     skipped_backends,
+    takes_all,
     task_combos,
     tasks_per_puzzle,
 )
@@ -33,17 +35,30 @@ from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.startup import Startup
 from sudokubench.harness.stats import limited_status
 from sudokubench.harness.store import Store
-from sudokubench.harness.verify import check_result, cross_check, puzzle_grid
+from sudokubench.harness.verify import (
+    check_result,
+    cross_check,
+    puzzle_grid,
+    valid_solution_lines,
+    verdict_of,
+)
 
-__all__ = ["Progress", "Tracker", "to_row"]
+__all__ = ["Progress", "Tracker", "lane_rows", "to_row"]
 
 #: `tuple.__new__`: a `Task` made from its fields' tuple without the named tuple's `__new__`
 #: (a Python function, a microsecond a task).
 _new_tuple = tuple.__new__
 #: A `Task` from its fields' tuple, mapped in C (`_plan_list`).
 _new_task = functools.partial(_new_tuple, Task)
+_SOLVED = Status.SOLVED
+#: A `TaskRow` from its fields' tuple, mapped in C (`_all_usual`).
+_new_row = functools.partial(_new_tuple, TaskRow)
+#: A tuple's first item, read in C.
+_FIRST = itemgetter(0)
 #: A status by its text (a columnar message's).
 _STATUSES = {s.value: s for s in Status}
+#: The verdict of a usual answer of the lane (SOLVED, one solution) by its `exhaustive`.
+_LANE_VERDICTS = {e: str(verdict_of(_SOLVED, 1, e)) for e in (True, False)}
 #: The places in a row of `Batch.values` of the fields `add_batch` reads.
 _BACKEND, _WALL, _PEAK = (
     TaskRow._fields.index(name) for name in ("backend", "wall_s", "peak_memory_bytes")
@@ -68,6 +83,19 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
         voice = check_result(task.backend, puzzle, outcome, task.limit)
         verdict, problem = str(voice.verdict), voice.problem
         solutions = voice.solutions if voice.sound else tuple(outcome.solutions)
+    return _row(outcome, status, message, verdict, problem, solutions)
+
+
+def _row(
+    outcome: Outcome,
+    status: Status,
+    message: str,
+    verdict: str,
+    problem: str | None,
+    solutions: Sequence[str],
+) -> TaskRow:
+    """The row of an outcome with its check (`to_row`, `lane_rows`)."""
+    task = outcome.task
     stats = outcome.stats
     # (by position, in `TaskRow`'s order, as `tuple.__new__` makes it: the named tuple's own
     # `__new__` is a Python function, a microsecond a row)
@@ -97,6 +125,93 @@ def to_row(outcome: Outcome, puzzle: Grid | None) -> TaskRow:
             outcome.peak_memory_bytes,
         ),
     )
+
+
+def lane_rows(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[TaskRow | None]:
+    """The rows of a list of outcomes (each `guard.sanitize`d) whose answers the parent checks
+    (a plug-in's or program's: `own` False for its backend) and that are usual: one solution
+    of a plain line beside its count of 1 (SOLVED, within the limit and the timeout, the
+    puzzle a plain line with no box), all of one size. Their solutions are checked together
+    (`verify.valid_solution_lines`, what `check_result` would find of each: sound, the line
+    its canonical form) and their rows made as `to_row` makes them; None at every other
+    place, and at every place when any of those solutions is not valid: `to_row` then checks
+    each one and says which is wrong and why."""
+    whole = _all_usual(outcomes, own) if outcomes else None
+    if whole is not None:
+        return whole
+    made: list[TaskRow | None] = [None] * len(outcomes)
+    usual: list[int] = []
+    size = 0
+    for k, outcome in enumerate(outcomes):
+        task = outcome.task
+        solutions = outcome.solutions
+        if (
+            outcome.status is _SOLVED
+            and outcome.count == 1
+            and len(solutions) == 1
+            and task.limit >= 1
+            and task.box is None
+            and len(task.puzzle) == len(solutions[0]) == (size or len(task.puzzle))
+            and not own.get(task.backend, False)
+            and not outcome.wall_s > task.timeout  # (else TIMEOUT: `stats.limited_status`)
+        ):
+            size = len(task.puzzle)
+            usual.append(k)
+    if not usual:
+        return made
+    try:
+        shape = Shape.for_cells(size)
+    except ValueError:  # (no shape has that many cells: each says so on its own)
+        return made
+    picked = [outcomes[k] for k in usual]
+    if not valid_solution_lines(
+        [o.task.puzzle for o in picked], [o.solutions[0] for o in picked], shape
+    ):
+        return made
+    for k, outcome in zip(usual, picked, strict=True):
+        verdict = str(verdict_of(_SOLVED, 1, outcome.exhaustive))
+        made[k] = _row(outcome, _SOLVED, outcome.message, verdict, None, outcome.solutions)
+    return made
+
+
+def _all_usual(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[TaskRow] | None:
+    """`lane_rows` of the usual list, every outcome of it usual and every solution valid,
+    tested and made a column at a time (`zip` of the outcomes and of their tasks, `map` of
+    `tuple.__new__` over the rows' columns: no Python step an outcome); None when the list
+    is not that, or when any solution is not valid (`lane_rows` then goes outcome by
+    outcome)."""
+    (
+        tasks, statuses, counts, flags, solutions, encodes, solves, walls, stats, messages,
+        _checks, _verdicts, _problems, hosts, peaks, _texts,
+    ) = zip(*outcomes, strict=True)  # fmt: skip
+    ids, puzzle_ids, puzzles, boxes, backends, limits, timeouts, samples = zip(*tasks, strict=True)
+    n = len(outcomes)
+    if not (
+        set(statuses) == {_SOLVED}  # (`guard.sanitize`: each a Status, each count an int)
+        and counts.count(1) == n
+        and set(map(len, solutions)) == {1}
+        and boxes.count(None) == n
+        and min(limits) >= 1
+        and not any(own.get(name, False) for name in set(backends))
+        and max(walls) <= min(timeouts)  # (none a TIMEOUT: `stats.limited_status`)
+    ):
+        return None
+    try:
+        shape = Shape.for_cells(len(puzzles[0]))
+    except ValueError:
+        return None
+    lines = list(map(_FIRST, solutions))
+    if not valid_solution_lines(puzzles, lines, shape):
+        return None
+    host = itertools.repeat(HOST) if hosts.count("") == n else [h or HOST for h in hosts]
+    solved, sound, no_problem = (itertools.repeat(v) for v in (_SOLVED, True, None))
+    verdicts = map(_LANE_VERDICTS.__getitem__, flags)
+    columns = (
+        ids, puzzle_ids, puzzles, backends, limits, timeouts, samples, solved, counts, flags,
+        solutions, encodes, solves, walls, stats, messages, verdicts, sound, no_problem, host,
+        peaks,
+    )  # fmt: skip
+    return list(map(_new_row, zip(*columns, strict=False)))  # (the repeats: endless)
 
 
 def _agreed_alone(puzzle: PuzzleRow, row: TaskRow) -> bool:
@@ -247,8 +362,14 @@ class Tracker:
         taking every shape) is planned in a few C calls: its puzzles registered at once
         (`Tally.register_many`), each open as its `PuzzleRow` alone (its only task in
         flight, no row yet: an `_Open` is made of it only when one is needed), its tasks made
-        by `tuple.__new__` mapped over the zipped columns; any other puzzle by `_plan`."""
-        if self.per_puzzle != 1 or self.shapes or self.resumed:
+        by `tuple.__new__` mapped over the zipped columns (a run with a backend limited to
+        some shapes, as `lib:` is, too when every backend takes every puzzle of the list:
+        `takes_all`); any other puzzle by `_plan`."""
+        if (
+            self.per_puzzle != 1
+            or self.resumed
+            or (self.shapes and not takes_all(puzzles, self.shapes))
+        ):
             resumed, done = self.resumed, self.done
             tasks: list[Task] = []
             for j, puzzle in enumerate(puzzles, i):

@@ -48,8 +48,9 @@ from typing import Literal, NamedTuple, Protocol
 
 from sudokubench.backend import Status
 from sudokubench.formats import parse_grid
-from sudokubench.grid import Grid, Shape, solution_line, solution_problem
+from sudokubench.grid import Grid, Shape, solution_line, solution_problem, valid_lines
 from sudokubench.harness.records import PuzzleRow, TaskRow
+from sudokubench.notation import line_digits
 
 __all__ = [
     "EXIT_ERRORS",
@@ -66,6 +67,7 @@ __all__ = [
     "claim_problem",
     "exit_code",
     "expected_voice",
+    "valid_solution_lines",
     "verdict_of",
 ]
 
@@ -226,6 +228,22 @@ def _check(
     return _new_tuple(
         Voice, (source, verdict, tuple(canonical) if problem is None else (), problem)
     )
+
+
+def valid_solution_lines(puzzles: Sequence[str], lines: Sequence[str], shape: Shape) -> bool:
+    """Whether each of `lines` is a valid solution of the puzzle line beside it, in its
+    canonical line form (what `_check` gives back for it): every puzzle a plain line of
+    `shape`'s cells (`Grid.parse` reads it as the same grid), every solution its digits 1..N,
+    N at most 9 (so that the line is its canonical form), checked for a whole batch in a few
+    C calls (`grid.valid_lines`: every unit complete, every given kept). False when any is
+    not, or for another shape: the caller then checks them one by one, to say which and
+    why (the parent's check of a plug-in's usual answers, `track.lane_rows`)."""
+    n, size = shape.n, shape.cells
+    if n > 9 or len(puzzles) != len(lines) or {*map(len, puzzles), *map(len, lines)} != {size}:
+        return False
+    givens = line_digits("".join(puzzles), n)
+    solved = line_digits("".join(lines), n)  # (a blank is 0, which `valid_lines` refuses)
+    return givens is not None and solved is not None and valid_lines(solved, givens, shape)
 
 
 def claim_problem(status: Status, count: int, exhaustive: bool) -> str | None:

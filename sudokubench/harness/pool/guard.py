@@ -22,9 +22,11 @@ plain built-in values within these limits:
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from operator import le
 
 from sudokubench.backend import Status
 from sudokubench.harness.pool.task import Outcome, failed
@@ -39,6 +41,7 @@ __all__ = [
     "load_timeout",
     "plain_text",
     "sanitize",
+    "sanitize_many",
     "trusted",
 ]
 
@@ -227,6 +230,82 @@ def sanitize(outcome: Outcome) -> Outcome:
         peak_memory_bytes=peak if _memory_ok(peak := outcome.peak_memory_bytes) else None,
         texts=None,  # (of the fields before: made again from these)
     )
+
+
+def sanitize_many(outcomes: Sequence[Outcome]) -> Sequence[Outcome]:
+    """`sanitize` of each outcome of a list: the list as it is when every one is plain
+    (`_plain_many`), else each outcome sanitized."""
+    if _plain_many(outcomes):
+        return outcomes
+    return [sanitize(o) for o in outcomes]
+
+
+_STR, _FLOAT, _INT = {str}, {float}, {int}
+_NUMBERS = {int, float}
+_PEAKS = {int, type(None)}
+_PROBLEMS = {str, type(None)}
+
+
+def _plain_many(outcomes: Sequence[Outcome]) -> bool:
+    """Whether `_plain` holds for every outcome of the list, tested a field at a time over
+    the whole list (a few C passes a column instead of a Python function an outcome: what a
+    plug-in's lane hands the parent, about a hundred outcomes a list). False when any is not,
+    and when a stat is a float beyond the int stats' bounds or an int past a float's range
+    (both plain, decided by `_plain`): then each is tested on its own."""
+    if not outcomes:
+        return True
+    (
+        tasks, statuses, counts, flags, solutions, encodes, solves, walls, stats, messages,
+        checks, verdicts, problems, _hosts, peaks, _texts,
+    ) = zip(*outcomes, strict=True)  # fmt: skip
+    if not (
+        set(map(type, statuses)) == {Status}
+        and set(map(type, counts)) == _INT
+        and set(map(type, flags)) == {bool}
+        and set(map(type, checks)) == {bool}
+        and set(map(type, encodes)) | set(map(type, solves)) | set(map(type, walls)) == _FLOAT
+        and set(map(type, solutions)) == {tuple}
+        and set(map(type, stats)) == {dict}
+        and set(map(type, messages)) == _STR
+        and set(map(type, verdicts)) == _STR
+        and set(map(type, problems)) <= _PROBLEMS
+        and set(map(type, peaks)) <= _PEAKS
+    ):
+        return False
+    times = encodes + solves + walls
+    if not (
+        min(counts) >= 0
+        and max(counts) <= _MAX_COUNT
+        and all(map(math.isfinite, times))
+        and min(times) >= 0.0
+        and all(map(le, map(len, solutions), [max(t.limit, 0) for t in tasks]))
+        and max(map(len, stats)) <= STATS_ENTRIES
+        and max(map(len, messages)) <= MESSAGE_CHARS
+        and max(map(len, verdicts)) <= 40
+    ):
+        return False
+    given = [p for p in problems if p is not None]
+    if given and max(map(len, given)) > MESSAGE_CHARS:
+        return False
+    measured = [p for p in peaks if p is not None]
+    if measured and not (min(measured) >= 0 and max(measured) <= _MAX_COUNT):
+        return False
+    lines = list(itertools.chain.from_iterable(solutions))
+    if lines and (set(map(type, lines)) != _STR or max(map(len, lines)) > ANSWER_CHARS):
+        return False
+    keys = list(itertools.chain.from_iterable(stats))
+    if not keys:
+        return True
+    if set(map(type, keys)) != _STR or max(map(len, keys)) > STAT_KEY_CHARS:
+        return False
+    values = list(itertools.chain.from_iterable(map(dict.values, stats)))
+    if not set(map(type, values)) <= _NUMBERS:  # (a bool is neither)
+        return False
+    try:  # (an int stat past a float's range: `_plain` decides it)
+        finite = all(map(math.isfinite, values))
+    except OverflowError:
+        return False
+    return finite and min(values) >= _MIN_COUNT and max(values) <= _MAX_COUNT
 
 
 def _memory_ok(value: object) -> bool:

@@ -147,23 +147,30 @@ def from_wire(task: Task, wire: Wire) -> Outcome:
 def take_outcomes(tasks: deque[Task], message: list[Wire], into: list[Outcome]) -> None:
     """`from_wire` of each outcome of a worker's message against the tasks in flight, in
     order: each appended to `into` and its task taken off the front of `tasks`, in one loop
-    (the usual outcome, with its texts, made here without a call). ProtocolError at the first
-    that is not an outcome of the task due, or when none is in flight: it and those after it
-    stay in flight."""
+    (the usual outcome, with its texts or without them, made here without a call).
+    ProtocolError at the first that is not an outcome of the task due, or when none is in
+    flight: it and those after it stay in flight."""
     width = _WIDTH
     statuses = _STATUSES
     for wire in message:
         if not tasks:
             raise ProtocolError("an outcome when no task was in flight")
         task = tasks[0]
+        size = len(wire)
         if (
-            len(wire) == width + 2
+            size == width + 2
             and wire[0] == task.task_id
             and type(text := wire[width]) is str
             and type(stats := wire[width + 1]) is str
             and (status := statuses.get(wire[1])) is not None
         ):
             into.append(_new_tuple(Outcome, (task, status, *wire[2:width], (text, stats))))
+        elif (  # (a plug-in's lane: no texts)
+            size == width
+            and wire[0] == task.task_id
+            and (status := statuses.get(wire[1])) is not None
+        ):
+            into.append(_new_tuple(Outcome, (task, status, *wire[2:], None)))
         else:  # (the other form, and every error, said as `from_wire` says it)
             into.append(from_wire(task, wire))
         tasks.popleft()
