@@ -341,7 +341,8 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
 
     The worker's batch (`batch.solved_columns`), in a few calls for the whole batch: every
     byte a digit 1..N (one deletion); then, in a process that has numpy already (`native`'s
-    workers: it is never imported for this) and for a batch of at least `ARRAYS_FROM`
+    workers of another shape or on numba's path; a 9x9 worker on the band kernel's kept
+    object has none: it is never imported for this) and for a batch of at least `ARRAYS_FROM`
     solutions, `_valid_arrays`; else the givens kept (the lines read as one integer, once,
     masked where a puzzle gives a digit) and up to 16x16 the units as `_valid_line` tests
     them, a lane at a time for the whole batch (`_batch_lanes`): the lines' integer plus the

@@ -208,6 +208,42 @@ def test_the_server_imports_the_backends_modules_itself(tmp_path):
     assert worker == [True, True, True, False], done.stderr[-2000:]
 
 
+NO_NUMPY = """
+import json, multiprocessing, sys
+from sudokubench.harness.pool import boot
+
+def report(queue):
+    before = "numpy" in sys.modules
+    from sudokubench import Grid, get_backend
+    result = get_backend("native").solve(Grid.parse(sys.argv[1]), limit=2)
+    queue.put([before, "numpy" in sys.modules, result.count, result.exhaustive])
+
+if __name__ == "__main__":
+    assert boot.boot_fork_server(["native"])
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    worker = context.Process(target=report, args=(queue,))
+    worker.start()
+    print(json.dumps(queue.get(timeout=120)))
+    worker.join()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server")
+def test_a_native_worker_forked_from_the_server_has_no_numpy(cached, tmp_path):
+    """With the band kernel's object kept (`cached`: `warm` keeps it), the server booted for
+    `native` readies the 9x9 kernel without numpy, and a worker forked from it solves a 9x9
+    puzzle without importing it."""
+    from support import TELEGRAM
+
+    script = tmp_path / "no_numpy.py"
+    script.write_text(NO_NUMPY)
+    done = subprocess.run(
+        [sys.executable, str(script), TELEGRAM], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert json.loads(done.stdout or "null") == [False, False, 1, True], done.stderr[-2000:]
+
+
 PARENT = """
 import atexit, sys
 from sudokubench.cli import main
@@ -295,7 +331,7 @@ from sudokubench.harness.pool import boot
 def blas_threads():
     # the threads of the OpenBLAS numpy loaded (None where it is not found)
     import ctypes
-    import numpy  # (imported by the server: its OpenBLAS as the server started it)
+    import numpy  # (the server's, on numba's path: its OpenBLAS as the server started it)
 
     with open("/proc/self/maps") as maps:
         libs = {line.split()[-1] for line in maps if "openblas" in line.lower()}
@@ -308,7 +344,8 @@ def blas_threads():
 
 
 def report(queue):
-    queue.put([sorted(os.environ.items()), blas_threads()])
+    server = "numpy" in sys.modules
+    queue.put([sorted(os.environ.items()), server, blas_threads()])
 
 if __name__ == "__main__":
     before = sorted(os.environ.items())
@@ -318,19 +355,21 @@ if __name__ == "__main__":
     queue = context.Queue()
     worker = context.Process(target=report, args=(queue,))
     worker.start()
-    seen, threads = queue.get(timeout=120)
+    seen, server, threads = queue.get(timeout=120)
     worker.join()
-    print(json.dumps([before == after, seen == before, threads]))
+    print(json.dumps([before == after, seen == before, server, threads]))
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server and /proc")
 @pytest.mark.parametrize("blas", [None, "OMP_NUM_THREADS"])
 def test_the_fork_server_environment(tmp_path, blas):
-    """The fork server imports numpy with OpenBLAS on one thread (no thread pool to start)
-    where no variable sets its threads, and takes that out before it forks a worker: the
-    command's environment and each worker's are the command's own, unchanged; the workers'
-    OpenBLAS keeps one thread. A variable the user set is left to OpenBLAS."""
+    """The fork server makes its imports with OpenBLAS on one thread (no thread pool to
+    start, where numba's path imports numpy) where no variable sets its threads, and takes
+    that out before it forks a worker: the command's environment and each worker's are the
+    command's own, unchanged; a worker whose numpy is the server's keeps one thread. A
+    variable the user set is left to OpenBLAS; a worker that imports numpy itself (the kept
+    object's path: the server has none) sees the command's environment."""
     from sudokubench.harness.pool import boot
 
     script = tmp_path / "server_env.py"
@@ -347,9 +386,9 @@ def test_the_fork_server_environment(tmp_path, blas):
     done = subprocess.run(
         [sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True
     )
-    unchanged, worker_same, threads = json.loads(done.stdout or "null") or (None, None, None)
+    unchanged, worker_same, server, threads = json.loads(done.stdout or "null") or [None] * 4
     assert (unchanged, worker_same) == (True, True), done.stderr[-2000:]
-    if threads is not None:  # (numpy's OpenBLAS found: its threads in a worker)
+    if threads is not None and (server or blas):  # (numpy's OpenBLAS found: its threads)
         assert threads == (2 if blas else 1)
 
 

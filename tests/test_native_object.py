@@ -5,13 +5,14 @@ path then serves), and a process that only solves 9x9 never imports numba."""
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import MULTIPLE, TELEGRAM, collection
+from support import MULTIPLE, TELEGRAM, TELEGRAM_SOLUTION, collection
 
 from sudokubench import Grid, Shape, Status, is_solution
 from sudokubench.solvers import native, native_object
@@ -267,3 +268,113 @@ def test_a_solve_in_any_process_runs_the_kept_object(kept: native_object._Loaded
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.stdout.split() == ["1", "True", "True", "False"], done.stderr[-2000:]
+
+
+#: A fresh process that readies `native` as the fork server does (`native_ready`), solves
+#: `CASES` (line, limit) by `backend.solve`, then runs them as one batch through a worker's
+#: loop (`_serve`: its lane), and prints as JSON whether numpy was imported by then, the tasks
+#: the lane took, and both answers (status, count, exhaustive, solutions, stats).
+LANE = """
+import json, pickle, sys
+from collections import deque
+import sudokubench.solvers.native_ready
+from sudokubench.grid import Grid
+from sudokubench.harness.pool import Task, worker
+from sudokubench.solvers import native
+
+
+class Fed:
+    def __init__(self, batch):
+        self.batches = [pickle.dumps(batch)]
+        self.sent = []
+
+    def recv(self):
+        return pickle.loads(self.batches.pop()) if self.batches else None
+
+    def send(self, message):
+        self.sent.append(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
+
+
+def answer(status, count, exhaustive, solutions, stats):
+    clocks = ("cpu_s", "cpu_wait_s")
+    return [status.value, count, exhaustive, list(map(str, solutions)),
+            {k: v for k, v in stats.items() if k not in clocks}]
+
+
+backend = native.Native()
+backend.available()
+direct = []
+for line, limit in CASES:
+    r = backend.solve(Grid.parse(line), limit=limit)
+    direct.append(answer(r.status, r.count, r.exhaustive, r.solutions, r.stats))
+tasks = [Task(k, f"t:{k}", line, None, "native", limit, 10.0, 0)
+         for k, (line, limit) in enumerate(CASES)]
+laned = []
+made = worker.lane_columns
+
+
+def counted(shape, held, *rest):
+    laned.extend(t.task_id for t in held)
+    return made(shape, held, *rest)
+
+
+worker.lane_columns = counted
+conn = Fed([tuple(t) for t in tasks])
+worker._serve(conn, None, False, None)
+numpy_seen = "numpy" in sys.modules
+from sudokubench.harness.pool.batch import KIND, take_batch
+from sudokubench.harness.pool.wire import take_outcomes
+
+due, outcomes = deque(tasks), []
+for message in map(pickle.loads, conn.sent):
+    if type(message) is tuple and message[0] == KIND:
+        outcomes += take_batch(due, message, strict=False).outcomes()
+    elif type(message) is list:
+        take_outcomes(due, message, outcomes)
+lane = [answer(o.status, o.count, o.exhaustive, o.solutions, o.stats) for o in outcomes]
+print(json.dumps([numpy_seen, laned, direct, lane]))
+"""
+
+
+def test_the_kept_objects_path_imports_no_numpy_and_answers_as_numba(
+    kept: native_object._Loaded,
+) -> None:
+    """With the object kept, a process that readies `native` as the fork server does, solves
+    9x9 puzzles by `backend.solve` and runs them on a worker's lane never imports numpy (the
+    band kernel's buffers are bytearrays), and both answer as numba's band kernel (on numpy's
+    arrays) does here: TELEGRAM's one solution, MULTIPLE's 28, none for conflicting givens
+    and for an unsatisfiable grid without them."""
+    conflict = "11" + TELEGRAM[2:]
+    unsatisfiable = "12345678." + "........9" + "." * 63
+    lines = [str(r.puzzle) for r in collection("17clue", 3)]
+    cases = [(TELEGRAM, 2), (MULTIPLE, 100), (conflict, 2), (unsatisfiable, 2)]
+    cases += [(line, limit) for line in lines for limit in (1, 2)]
+    code = LANE.replace("CASES", repr(cases))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    numpy_seen, laned, direct, lane = json.loads(done.stdout.splitlines()[-1])
+    assert numpy_seen is False
+    assert laned == list(range(len(cases)))  # (every task on the lane)
+    saved = native.band_object
+    native.band_object = lambda: None  # new Spaces: numba's kernel
+    native.forget_spaces()
+    expected = []
+    try:
+        for line, limit in cases:
+            r = native.Native().solve(Grid.parse(line), limit=limit)
+            assert native._space_of(Shape(3, 3)).loaded is None
+            stats = json.loads(json.dumps(dict(r.stats)))
+            solutions = [str(g) for g in r.solutions]
+            expected.append([r.status.value, r.count, r.exhaustive, solutions, stats])
+    finally:
+        native.band_object = saved
+        native.forget_spaces()
+    assert direct == expected and lane == expected
+    assert [e[:3] for e in expected[:4]] == [
+        ["solved", 1, True],
+        ["solved", 28, True],
+        ["unsatisfiable", 0, True],
+        ["unsatisfiable", 0, True],
+    ]
+    assert expected[0][3] == [TELEGRAM_SOLUTION]
+    assert len(set(expected[1][3])) == 28

@@ -56,9 +56,9 @@ import struct
 import sys
 import threading
 import time
+from array import array
 from dataclasses import dataclass
 from functools import cache
-from itertools import repeat
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
@@ -216,17 +216,18 @@ class Run:
         self.kernel = space.kernel
         if self.band:  # the givens, rows, limit, budget in the state (`native_band.search`)
             self.givens = None
-            self.st = space.frombuffer(
+            self.st = space.words(
                 space.band_state_join(
                     (space.band_head(rows, limit, BUDGET, 1), puzzle.digit_bytes(), _PAD)
-                ),
-                space.int64,
+                )
             )
+            self.sols = space.band_views[rows]
         else:
-            self.givens = space.frombuffer(puzzle.digit_bytes(), space.uint8)
+            np = space.numpy
+            self.givens = np.frombuffer(puzzle.digit_bytes(), np.uint8)
             self.st = space.state.copy()
-        views = space.views
-        self.sols = views[rows] if rows < len(views) else space.rows_of(rows)
+            views = space.views
+            self.sols = views[rows] if rows < len(views) else space.rows_of(rows)
 
     def step(self, limit: int, budget: int, drain: bool) -> int:
         """One call of the kernel: FINISHED, LIMIT, PAUSED or FULL."""
@@ -258,7 +259,8 @@ class Run:
         work, table = self.space.arrays[False]
         givens = self.givens
         if givens is None:  # a band run's: in its state
-            givens = self.st[_GIVENS_AT:].view(self.space.uint8)[: self.shape.cells]
+            np = self.space.numpy
+            givens = np.frombuffer(self.st, np.uint8, self.shape.cells, 8 * _GIVENS_AT)
         self.space.probes(work, table, givens, self.st, rng, acc, count)
 
     def take(self) -> list[Grid]:
@@ -275,15 +277,18 @@ class Run:
         if not saved:
             return []
         shape = self.shape
+        size = shape.cells
         # The kernel wrote digits 1..N into every cell: the checks of Grid() are not needed.
         # Each grid is made from its row's bytes, which it keeps (`Grid._from_bytes`: the
         # cells and the kept bytes from the same bytes), so that the worker's batch checks
         # and stores those bytes without making them again from the cells (`pool/batch.py`).
+        sols = self.sols  # (a band run's: bytes of the work array; else numpy's rows)
+        if sols.__class__ is not memoryview:
+            sols = memoryview(sols).cast("B")
         if saved == 1:  # the common case (limit 1, or a unique puzzle): one row as bytes
-            sols = self.sols
-            first = bytes(self.space.first) if sols.base is not None else sols[0].tobytes()
-            return [Grid._from_bytes(shape, first)]
-        return list(map(Grid._from_bytes, repeat(shape, saved), map(bytes, self.sols[:saved])))
+            return [Grid._from_bytes(shape, bytes(sols[:size]))]
+        rows = range(0, saved * size, size)
+        return [Grid._from_bytes(shape, bytes(sols[k : k + size])) for k in rows]
 
     def stats(self, st: list[int] | None = None) -> dict[str, int | float]:
         """The kernel's counters under the contract's names (from `st`, the state array as a
@@ -301,33 +306,36 @@ class Run:
 
 
 class Space:
-    """What the runs of one shape share (`_space`): the kernel's constants module, numpy's
-    `frombuffer` and uint8 type, the general kernel's tables, a zeroed state to copy, for each
-    kernel (index `band`: False the general one, True the band one, or the general one again
-    when the shape has no band kernel) its entry and its (work, table) arrays (the band
-    kernel's table None: its work array holds it), the probes' entry, and the rows for `ROWS`
-    solutions with a view of the first r rows for each r (and the first row as a memoryview,
-    read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's work array,
-    where it writes them; the general kernel writes its rows there too. On 9x9 also the run
+    """What the runs of one shape share (`_space`): the kernel's constants module, numpy, the
+    general kernel's tables, a zeroed state to copy, for each kernel (index `band`: False the
+    general one, True the band one, or the general one again when the shape has no band
+    kernel) its entry and its (work, table) arrays (the band kernel's table None: its work
+    array holds it), the probes' entry, and the rows for `ROWS` solutions with numpy's view
+    of the first r rows for each r (`views`, the general kernel's; and the first row as a
+    memoryview, read as bytes without numpy). On 9x9 the rows are bytes of the band kernel's
+    work array, where it writes them (`rows`, a memoryview; `band_views`, its first r rows
+    for each r); the general kernel writes its rows there too. On 9x9 also the run
     `Native.solve` fills in place (`shared`; `run` once the kernel's entry is loaded, None
     while a solve has it) and its `prepared` tuples by limit. A 9x9 Space made once the band
     kernel's kept machine code is loaded (`loaded`: `band_object`) runs it, through functions
-    of no arguments bound to its arrays, and makes its general kernel's part on first need
-    (`general`), importing numba only then."""
+    of no arguments bound to its buffers, and makes its general kernel's part on first need
+    (`general`), importing numba, and numpy, only then: its work array and states are
+    `bytearray`s seen as int64 words through memoryviews (`words`), numpy's arrays of the
+    same bytes on numba's path."""
 
     __slots__ = (
         "arrays",
         "band",
         "band_head",
         "band_state_join",
+        "band_views",
         "counters",
         "entry",
         "first",
         "first_cells",
-        "frombuffer",
-        "int64",
         "kernel",
         "loaded",
+        "numpy",
         "prepared",
         "probes",
         "rows",
@@ -340,18 +348,16 @@ class Space:
         "state_bytes",
         "state_view",
         "tab",
-        "uint8",
         "views",
+        "words",
     )
 
     def __init__(self, shape: Shape) -> None:
-        import numpy as np
-
         self.shape = shape
-        self.frombuffer = np.frombuffer
-        self.uint8 = np.dtype(np.uint8)
-        self.int64 = np.dtype(np.int64)
-        self.kernel = self.tab = self.state = self.probes = None
+        self.kernel = self.tab = self.state = self.probes = self.numpy = None
+        self.words: Any = _words
+        self.views: list[Any] = []
+        self.band_views: list[memoryview] = []
         self.band = None
         self.band_head = self.band_state_join = self.state_bytes = self.shared = None
         self.state_view = None
@@ -366,12 +372,20 @@ class Space:
             # The band kernel from its kept machine code when it is kept (`band_object`,
             # `native_object`): no numba here until another kernel is needed.
             self.loaded = band_object()
-            band = np.zeros(layout.work_size(ROWS), dtype=np.int64)
-            lookup = band[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)
-            lookup[: layout.TABLE_SIZE] = layout.band_table_values()
-            rows = band[layout.ROWS_AT :].view(np.uint8)
-            self.rows = rows[: ROWS * shape.cells].reshape(ROWS, shape.cells)
-            self.band = (band, None)
+            if self.loaded is None:  # numba's band kernel: numpy's arrays of the same bytes
+                import numpy as np
+
+                self.numpy = np
+                self.words = _numpy_words
+            # The work array: int64 words, the lookup tables in it as int32 values, then
+            # the rows for solutions as bytes.
+            work = bytearray(8 * layout.work_size(ROWS))
+            lookup = memoryview(work)[8 * layout.TABLE_AT : 8 * layout.ROWS_AT].cast("i")
+            lookup[: layout.TABLE_SIZE] = array("i", layout.band_table_values())
+            rows_at = 8 * layout.ROWS_AT
+            self.rows = memoryview(work)[rows_at : rows_at + ROWS * shape.cells]
+            self.band_views = [self.rows[: shape.cells * r] for r in range(ROWS + 1)]
+            self.band = (self.words(work), None)
             # a band run's state as bytes: 12 zero words, keep, limit, budget, drain (packed
             # by `band_head`), the givens and `_PAD`, joined into one writable buffer
             assert layout.GIVENS_AT == _GIVENS_AT and layout.S_LIMIT == _S_LIMIT
@@ -380,13 +394,13 @@ class Space:
             self.band_state_join = bytearray().join
             self.arrays = (None, self.band)
             # The band run `Native.solve` fills in place (`Space.run`, once the kernel's
-            # entry is known): its state's bytes, a numpy view of them, all the rows.
+            # entry is known): its state's bytes, their words (`words`), all the rows.
             self.state_bytes = bytearray(8 * layout.BAND_STATE_SIZE)
             self.state_view = memoryview(self.state_bytes)  # written through, in place
             shared = self.shared = _new_object(Run)
             shared.shape, shared.space, shared.kernel = shape, self, None
-            shared.band, shared.givens, shared.sols = True, None, self.rows
-            shared.st = np.frombuffer(self.state_bytes, self.int64)
+            shared.band, shared.givens, shared.sols = True, None, self.band_views[ROWS]
+            shared.st = self.words(self.state_bytes)
             if self.loaded is not None:
                 self.searches = (None, self.loaded.call)
             else:
@@ -394,13 +408,16 @@ class Space:
 
                 self.searches = (None, native_band.search)
         else:
+            import numpy as np
+
+            self.numpy = np
             self.rows = np.zeros((ROWS, shape.cells), dtype=np.uint8)
+            self.views = [self.rows[:r] for r in range(ROWS + 1)]
         if self.loaded is None:  # numba's kernels: the general one now, as every shape has
             self.general()
         # a state's counters NODES..SAVED as ints, read in C (`Native.solve`)
         self.counters = struct.Struct(f"<{SAVED - NODES + 1}q").unpack_from
-        self.views = [self.rows[:r] for r in range(ROWS + 1)]
-        self.first = memoryview(self.rows[0])  # the first row, read as bytes without numpy
+        self.first = memoryview(self.rows[0] if self.band is None else self.rows[: shape.cells])
         # The first row as a tuple of ints, read straight from `first`'s buffer in C (about
         # 0.4 of the time of `tuple(bytes(first))`, which goes through an iterator; a
         # memoryview exports its buffer with less work than the numpy array it views).
@@ -430,6 +447,10 @@ class Space:
         work = np.zeros(tab.work_size, dtype=np.int64)
         native_kernel.prime(tab.table, work)
         self.tab = tab
+        self.numpy = np
+        if not self.views:  # 9x9's rows, in the band kernel's work array: numpy's view
+            rows = np.frombuffer(self.rows, np.uint8).reshape(ROWS, self.shape.cells)
+            self.views = [rows[:r] for r in range(ROWS + 1)]
         self.state = np.zeros(native_kernel.STATE_SIZE, dtype=np.int64)
         self.probes = probes
         general = (work, tab.table)
@@ -444,7 +465,20 @@ class Space:
         """Rows of its own for more than `ROWS` solutions (`count_all` keeping many)."""
         import numpy as np
 
-        return np.zeros((rows, self.rows.shape[1]), dtype=np.uint8)
+        return np.zeros((rows, self.shape.cells), dtype=np.uint8)
+
+
+def _words(data: bytearray) -> memoryview:
+    """`data`'s bytes as int64 words, without numpy (a Space's buffers for the band kernel's
+    kept machine code, which reads their addresses alone)."""
+    return memoryview(data).cast("q")
+
+
+def _numpy_words(data: bytearray) -> Any:
+    """`data`'s bytes as numpy's int64 array (numba's band kernel takes numpy's arrays)."""
+    import numpy as np
+
+    return np.frombuffer(data, np.int64)
 
 
 #: Each thread's `Space`s by shape (`spaces`) and the shape of its last run with its Space

@@ -275,11 +275,18 @@ class _Loaded:
         self._at = ctypes.addressof(self.method)
 
     def bound(self, work: Any, state: Any) -> Any:
-        """The kernel as a function of no arguments on `work` and `state` (numpy int64
-        arrays the caller keeps alive as long as the function): returns the kernel's code."""
-        me = self._codes(work.ctypes.data, state.ctypes.data, id(0), id(1), id(2), id(3))
+        """The kernel as a function of no arguments on `work` and `state` (writable buffers
+        of int64 words: memoryviews or bytearrays, or numpy's arrays, which the caller keeps
+        alive as long as the function): returns the kernel's code."""
+        me = self._codes(_address(work), _address(state), id(0), id(1), id(2), id(3))
         return self._new(self._at, me, None)
 
     def call(self, work: Any, state: Any) -> int:
         """One call of the kernel on `work` and `state` (`native_band.search`'s arguments)."""
         return self.bound(work, state)()
+
+
+def _address(buffer: Any) -> int:
+    """The address of a writable buffer's first byte (a bytearray's, a memoryview's, a numpy
+    array's), read without numpy."""
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))

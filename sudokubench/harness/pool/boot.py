@@ -118,10 +118,11 @@ SERVER_BOOTED = "sudokubench.harness.pool.booted"
 def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """What the fork server's environment has added to `environ`, for its imports alone:
     `OPENBLAS_NUM_THREADS=1` where no variable sets OpenBLAS's threads. numpy's import (the
-    native kernel's arrays) starts OpenBLAS's thread pool, a thread a core, which costs the
-    server about 0.05-0.07 s of CPU (of numpy's 0.15-0.2) on its way to its first worker; no
-    worker of the harness calls numpy's BLAS (a backend's solve is on one core). OpenBLAS
-    reads it once, at numpy's import; the server then takes it out (`SERVER_BOOTED`)."""
+    native kernel's arrays on numba's path: the band kernel's kept object needs none) starts
+    OpenBLAS's thread pool, a thread a core, which costs the server about 0.05-0.07 s of CPU
+    (of numpy's 0.15-0.2) on its way to its first worker; no worker of the harness calls
+    numpy's BLAS (a backend's solve is on one core). OpenBLAS reads it once, at numpy's
+    import; the server then takes it out (`SERVER_BOOTED`)."""
     if any(name in environ for name in BLAS_THREADS) or ADDED in environ:
         return {}
     return {BLAS_THREADS[0]: "1", ADDED: BLAS_THREADS[0]}
