@@ -60,6 +60,15 @@ HELPERS = (
     "NRT_Free",
     "NRT_MemInfo_call_dtor",
 )
+#: The kept library's last bytes, after its trailer: the key, the library's SHA-256 (32
+#: bytes), the symbol, then the key's, the symbol's and the library's lengths (4 bytes each).
+LIBRARY_MAGIC = b"\nsudokubench band kernel library 1"
+#: The C source linked with the object into the library: `HELPERS` as stubs that return NULL
+#: (hidden: the library's own, never another's, numba's included, and never exported).
+STUBS = "".join(
+    f'__attribute__((visibility("hidden"))) void *{name}(void) {{ return 0; }}\n'
+    for name in HELPERS
+)
 #: `METH_NOARGS`: CPython calls the function with its `self` and NULL.
 _METH_NOARGS = 0x4
 
@@ -149,8 +158,9 @@ def _binding() -> Any:
 
 def save(obj: bytes, symbol: str) -> str | None:
     """Keep `obj` (`native_band.compile_entry`'s object file, its entry named `symbol`) for
-    this process's key; the file written, or None when it could not be (no place, no right to
-    write: numba's path is then taken, as before)."""
+    this process's key, and the library linked from it (`link`); the object's file written,
+    or None when it could not be (no place, no right to write: numba's path is then taken, as
+    before). The object is kept whether or not the library links."""
     where = path()
     if where is None:
         return None
@@ -175,7 +185,24 @@ def save(obj: bytes, symbol: str) -> str | None:
         os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
     except OSError:
         return None
+    link(obj, symbol)
     return where
+
+
+def link_kept() -> str | None:
+    """The kept library, linked from the kept object when it is missing or stale (the object
+    kept before a compiler was installed, or on another CPU with the same llvmlite name); its
+    file, or None when there is no valid object to link or the link fails."""
+    where, kept = library_path(), path()
+    if where is not None and read_library(where) is not None:
+        return where
+    if kept is None:
+        return None
+    try:
+        found = read(kept, _binding())
+    except Exception:  # (llvmlite's: no object to link)
+        return None
+    return None if found is None else link(*found)
 
 
 def read(where: str, binding: Any) -> tuple[bytes, str] | None:
@@ -225,13 +252,17 @@ _stub = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctyp
 
 @cache
 def load() -> Any:
-    """The kept object loaded into this process (once): a `_Loaded`, or None when there is
-    none for this process's key, it is stale or corrupt, or it fails to load."""
+    """The kept machine code loaded into this process (once): a `_Loaded`, or None when there
+    is none for this process's key, it is stale or corrupt, or it fails to load. The kept
+    library first (`load_library`: no llvmlite), else the kept object (`load_object`)."""
+    return load_library() or load_object()
+
+
+def load_object() -> Any:
+    """The kept object loaded with llvmlite's MCJIT linker: a `_Loaded`, or None."""
     where = path()
-    if where is None or not os.path.exists(where):
+    if where is None or not os.path.exists(where) or not _fits():
         return None
-    if sys.implementation.name != "cpython" or (bytes.__basicsize__ - 1) % 8:
-        return None  # (`entry` reads its addresses as int64 words of a CPython `bytes`)
     try:
         binding = _binding()
         found = read(where, binding)
@@ -261,11 +292,137 @@ def load() -> Any:
         return None
 
 
+def _fits() -> bool:
+    """Whether `entry`'s way of reading its addresses holds here: int64 words of a CPython
+    `bytes`."""
+    return sys.implementation.name == "cpython" and not (bytes.__basicsize__ - 1) % 8
+
+
+def library_path() -> str | None:
+    """The kept library's file for this process's key (beside the object, `.so` for `.o`), or
+    None when there is no place for it."""
+    where = path()
+    return None if where is None else where[: -len(".o")] + ".so"
+
+
+def _host_cpu() -> bytes | None:
+    """The host CPU as Linux describes its first processor (vendor, family, model, name and
+    feature flags), read without llvmlite; None where there is no `/proc/cpuinfo`."""
+    try:
+        with open("/proc/cpuinfo", "rb") as source:
+            first = source.read().split(b"\n\n", 1)[0]
+    except OSError:
+        return None
+    fields = (b"vendor_id", b"cpu family", b"model", b"model name", b"flags")
+    lines = [line for line in first.split(b"\n") if line.split(b":")[0].strip() in fields]
+    return b"\n".join(lines) or None
+
+
+def library_key() -> bytes | None:
+    """What the kept library is keyed on: the object's key (`file_key`) with the host CPU as
+    Linux names it (`_host_cpu`, in place of llvmlite's name, whose import the library
+    avoids); None when the host CPU cannot be told."""
+    cpu = _host_cpu()
+    return None if cpu is None else file_key() + cpu
+
+
+def link(obj: bytes, symbol: str) -> str | None:
+    """Link `obj` (the kept object, its entry named `symbol`) into a shared library with the
+    system's C compiler (`cc -shared`, numba's helpers bound to `STUBS`) and keep it, the key,
+    the library's hash and the symbol appended; the file written, or None when it could not
+    be (no compiler, the link failed, no place: the object then serves, as before)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    where, key, cc = library_path(), library_key(), shutil.which("cc")
+    if where is None or key is None or cc is None or not _fits():
+        return None
+    try:
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(where)) as folder:
+            names = [os.path.join(folder, name) for name in ("entry.o", "stubs.c", "entry.so")]
+            with open(names[0], "wb") as out:
+                out.write(obj)
+            with open(names[1], "w") as out:
+                out.write(STUBS)
+            # -z notext: numba's code model addresses with absolute words, relocated when the
+            # library loads; -Bsymbolic: its own names bound to its own definitions.
+            flags = ["-shared", "-fPIC", "-nostdlib", "-Wl,-Bsymbolic", "-Wl,-z,notext"]
+            done = subprocess.run(
+                [cc, *flags, "-o", names[2], names[0], names[1]],
+                capture_output=True,
+                timeout=120,
+            )
+            if done.returncode != 0:
+                return None
+            with open(names[2], "rb") as source:
+                library = source.read()
+        name = symbol.encode()
+        trailer = b"".join(
+            (
+                key,
+                hashlib.sha256(library).digest(),
+                name,
+                struct.pack("<III", len(key), len(name), len(library)),
+                LIBRARY_MAGIC,
+            )
+        )
+        partial = f"{where}.{os.getpid()}.tmp"
+        with open(partial, "wb") as out:
+            out.write(library + trailer)
+        os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return where
+
+
+def read_library(where: str) -> str | None:
+    """The entry's symbol from the library file `where` once it checks out (ours, kept for
+    this process's key and host CPU, the library's hash matching), else None."""
+    try:
+        with open(where, "rb") as source:
+            data = source.read()
+    except OSError:
+        return None
+    end = len(data) - len(LIBRARY_MAGIC)
+    if end < 12 or data[end:] != LIBRARY_MAGIC:
+        return None
+    size, named, linked = struct.unpack_from("<III", data, end - 12)
+    at = end - 12 - named
+    if linked + size + 32 != at:  # (the library, the key, its hash, the symbol: all there)
+        return None
+    key, digest = data[linked : linked + size], data[linked + size : at]
+    if key != library_key() or hashlib.sha256(data[:linked]).digest() != digest:
+        return None
+    try:
+        return data[at : end - 12].decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def load_library() -> Any:
+    """The kept library loaded with the system's loader (`ctypes`), no llvmlite: a `_Loaded`,
+    or None when it is missing, stale, corrupt or fails to load."""
+    where = library_path()
+    if where is None or not os.path.exists(where) or not _fits():
+        return None
+    symbol = read_library(where)
+    if symbol is None:
+        return None
+    try:
+        library = ctypes.PyDLL(where)  # (loaded at once: every name resolved, or an OSError)
+        address = ctypes.cast(library[symbol], ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+    return _Loaded(library, address) if address else None
+
+
 class _Loaded:
     """The loaded machine code (its engine kept alive) and the builtins made from it."""
 
-    def __init__(self, engine: Any, address: int) -> None:
-        self.engine = engine
+    def __init__(self, keeper: Any, address: int) -> None:
+        self.keeper = keeper  # (the MCJIT engine or the library the code lives in)
         self.method = _MethodDef(b"band_search", address, _METH_NOARGS, None)
         new = ctypes.pythonapi.PyCFunction_NewEx
         new.restype = ctypes.py_object
