@@ -1,4 +1,5 @@
-"""The 9x9 band kernel's machine code kept as an object file and loaded without numba.
+"""The 9x9 band kernel's machine code kept as an object file and a shared library, loaded
+without numba.
 
 numba compiles the band kernel (`native_band.search`) once per machine into its cache, but
 loading it from there costs a process numba's own set-up first: `import numba` and, on its
@@ -6,27 +7,40 @@ first cache load, its typing and target registries (0.7-0.8 s of CPU together). 
 that only solves 9x9 puzzles (the worker pool's fork server, hence every worker) needs none of
 it: `native_band.entry`, the kernel as a CPython function of no arguments, is compiled by
 numba once (`native.warm`, `compile_entry`) into an object file kept beside numba's cache
-(`save`), and loaded here with llvmlite's MCJIT linker alone (`load`, about 0.1 s of CPU with
-the import of `llvmlite.binding`).
+(`save`), and linked from it into a shared library with the system's C compiler (`link`: `cc
+-shared`, a few hundredths of a second once per machine). `load` loads the library with the
+system's loader through `ctypes` (`load_library`: about 1 ms of CPU, no llvmlite), else the
+object with llvmlite's MCJIT linker (`load_object`: 0.04-0.05 s of CPU with the import of
+`llvmlite.binding`), the same machine code either way.
 
-The file is keyed so that a stale one is never loaded: its name holds a hash of the kernel's
-sources (`native_band.py`, `native_band_layout.py`, `native_kernel.py`), the numba and llvmlite
-installed (their version files), Python's version and ABI, the platform and numba's settings
-from the environment (`NUMBA_*` but `NUMBA_CACHE_DIR`); its header holds that key with the
-host CPU's name and features as llvmlite reports them, and a hash of the object. A file that
-is missing, stale, corrupt or fails to load leaves `load` returning None, and the caller takes
-numba's path (`native.ready`), as before.
+The files are keyed so that a stale one is never loaded: their names hold a hash of the
+kernel's sources (`native_band.py`, `native_band_layout.py`, `native_kernel.py`), the numba
+and llvmlite installed (their version files), Python's version and ABI, the platform and
+numba's settings from the environment (`NUMBA_*` but `NUMBA_CACHE_DIR`). The object's header
+holds that key with the host CPU's name and features as llvmlite reports them, and a hash of
+the object; the library's trailer (after the library's own bytes, which the loader does not
+read) holds that key with the host CPU as Linux describes it (`/proc/cpuinfo`: llvmlite is
+what the library avoids importing; elsewhere no library is linked) and a hash of the library,
+both checked before it is loaded. A library that is missing, stale, corrupt or fails to load
+leaves the object to load; an object that does leaves `load` returning None, and the caller
+takes numba's path (`native.ready`), as before. Without a C compiler, or where the link fails
+(numba's code model addresses with absolute words, which the library's loader relocates in
+its code pages: `-z notext`), only the object is kept; `native.warm` links the library from a
+valid object when it finds the library missing or stale (`link_kept`).
 
 Where: numba's cache directory for the kernel's sources, by numba's rule (`NUMBA_CACHE_DIR`,
 else the `__pycache__` beside the sources when writable, else numba's per-user cache directory
 as numba names it on Linux; elsewhere that last case finds no file and takes numba's path).
 
 The machine code needs a few of numba's C helpers only on the path where the kernel raises an
-exception (it does not: its array views have fixed sizes); in a process where numba has not
-registered them they are bound to a stub that does nothing, so such a call returns NULL and
-CPython raises a SystemError in the caller. Where numba registered them (it was imported and
-set up first) they are left as they are: llvmlite's symbols are the process's, and numba's
-later code needs its real ones; numba set up later replaces the stub with them.
+exception (it does not: its array views have fixed sizes). The library has its own stubs for
+them (`STUBS`, hidden), which return NULL, so such a call would make CPython raise a
+SystemError in the caller; Python's C API (`Py_IncRef`, ...) resolves against the running
+interpreter when the library loads. For the object, in a process where numba has not
+registered them they are bound to a stub that does the same. Where numba registered them (it
+was imported and set up first) they are left as they are: llvmlite's symbols are the
+process's, and numba's later code needs its real ones; numba set up later replaces the stub
+with them.
 
 `bound(work, state)` makes the callable a solve calls: a builtin function of no arguments bound
 to one work array and one state (0.1 us a call where numba's dispatch of `search` costs
@@ -68,6 +82,11 @@ LIBRARY_MAGIC = b"\nsudokubench band kernel library 1"
 STUBS = "".join(
     f'__attribute__((visibility("hidden"))) void *{name}(void) {{ return 0; }}\n'
     for name in HELPERS
+)
+#: The fields of `/proc/cpuinfo` that name the host CPU in the library's key.
+CPU_FIELDS = frozenset(
+    b"vendor_id|cpu family|model|model name|stepping|flags|"  # (x86)
+    b"CPU implementer|CPU architecture|CPU variant|CPU part|CPU revision|Features".split(b"|")
 )
 #: `METH_NOARGS`: CPython calls the function with its `self` and NULL.
 _METH_NOARGS = 0x4
@@ -306,15 +325,24 @@ def library_path() -> str | None:
 
 
 def _host_cpu() -> bytes | None:
-    """The host CPU as Linux describes its first processor (vendor, family, model, name and
-    feature flags), read without llvmlite; None where there is no `/proc/cpuinfo`."""
-    try:
-        with open("/proc/cpuinfo", "rb") as source:
-            first = source.read().split(b"\n\n", 1)[0]
+    """The host CPU as Linux describes its first processor in `/proc/cpuinfo` (x86's vendor,
+    family, model, name and flags; ARM's implementer, part, revision and features), read
+    without llvmlite; None where there is no such file or it names none of these."""
+    data = b""
+    try:  # (the first processor's lines alone: the kernel writes the rest only when read)
+        with open("/proc/cpuinfo", "rb", buffering=0) as source:
+            while b"\n\n" not in data:
+                more = source.read(65536)
+                if not more:
+                    break
+                data += more
     except OSError:
         return None
-    fields = (b"vendor_id", b"cpu family", b"model", b"model name", b"flags")
-    lines = [line for line in first.split(b"\n") if line.split(b":")[0].strip() in fields]
+    lines = [
+        line
+        for line in data.split(b"\n\n", 1)[0].split(b"\n")
+        if line.split(b":")[0].strip() in CPU_FIELDS
+    ]
     return b"\n".join(lines) or None
 
 
