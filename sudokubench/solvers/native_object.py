@@ -447,7 +447,8 @@ def load_library() -> Any:
 
 
 class _Loaded:
-    """The loaded machine code (its engine kept alive) and the builtins made from it."""
+    """The loaded machine code (its library or MCJIT engine kept alive) and the builtins made
+    from it."""
 
     def __init__(self, keeper: Any, address: int) -> None:
         self.keeper = keeper  # (the MCJIT engine or the library the code lives in)
