@@ -1,6 +1,7 @@
 """The band kernel's machine code kept as an object file and loaded without numba
 (`native_object`): the same answers as numba's dispatch, refused when stale or corrupt (numba's
-path then serves), and a process that only solves 9x9 never imports numba."""
+path then serves), and a process that only solves 9x9 never imports numba. Its shared library
+loads without llvmlite, and a stale, corrupt or unlinkable one leaves the object serving."""
 
 from __future__ import annotations
 
@@ -245,12 +246,8 @@ def test_loading_leaves_numbas_own_helpers_in_place(kept: native_object._Loaded)
 
     stub = ctypes.cast(native_object._stub, ctypes.c_void_p).value
     before = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
-    native_object.load.cache_clear()
-    try:
-        assert native_object.load() is not None
-        after = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
-    finally:
-        native_object.load.cache_clear()
+    assert native_object.load_object() is not None
+    after = {name: binding.address_of_symbol(name) for name in native_object.HELPERS}
     assert all(after[name] == (before[name] or stub) for name in before)
     assert any(address and address != stub for address in before.values())  # numba's, kept
 
@@ -378,3 +375,154 @@ def test_the_kept_objects_path_imports_no_numpy_and_answers_as_numba(
     ]
     assert expected[0][3] == [TELEGRAM_SOLUTION]
     assert len(set(expected[1][3])) == 28
+
+
+#: A fresh process that readies the backend as the fork server does (`native_ready`), solves
+#: the telegram puzzle (limit 2) and counts the 28-solution grid, and prints what the kernel
+#: was loaded from, the answers and whether llvmlite or numba were imported.
+LIBRARY = """
+import sys
+import sudokubench.solvers.native_ready
+from sudokubench import Grid, get_backend
+from sudokubench.solvers import native
+backend = get_backend("native")
+one = backend.solve(Grid.parse(TELEGRAM), limit=2)
+many = backend.solve(Grid.parse(MULTIPLE), limit=100)
+print(type(native._band_object.keeper).__name__, one.count, one.exhaustive, one.solutions[0])
+print(many.count, many.exhaustive, len(set(many.solutions)))
+print("llvmlite" in sys.modules, "numba" in sys.modules)
+"""
+
+
+def test_the_kept_library_loads_and_solves_without_llvmlite(kept: native_object._Loaded) -> None:
+    """`backends --warm` keeps the library beside the object; a fresh process loads it through
+    ctypes, never imports llvmlite (nor numba), and answers the telegram puzzle with its one
+    solution and the 28-solution grid with 28 different solutions."""
+    assert native_object.read_library(native_object.library_path()) is not None
+    code = LIBRARY.replace("TELEGRAM", repr(TELEGRAM)).replace("MULTIPLE", repr(MULTIPLE))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        f"PyDLL 1 True {Grid.parse(TELEGRAM_SOLUTION)}",
+        "28 True 28",
+        "False False",
+    ]
+
+
+def _answers() -> list:
+    """The results (status, count, exhaustive, solutions) of a new 9x9 Space on the telegram
+    puzzle and the 28-solution grid, and what it runs: the kept code's keeper, numba's kernel."""
+    native.forget_spaces()
+    backend = native.Native()
+    answers = [
+        (r.status, r.count, r.exhaustive, r.solutions)
+        for line in (TELEGRAM, MULTIPLE)
+        for r in (backend.solve(Grid.parse(line), limit=limit) for limit in (1, 2, 100))
+    ]
+    loaded = native._space_of(Shape(3, 3)).loaded
+    native.forget_spaces()
+    return [type(loaded.keeper).__name__ if loaded else None, *answers]
+
+
+def _spoiled_library(tmp_path: Path, how: str) -> Path:
+    """A copy of the kept object and library in `tmp_path`, the library spoiled: `how` a byte
+    flipped in its machine code, in its key, the library cut short, or linked on another CPU."""
+    source = Path(native_object.path())
+    kept_object = tmp_path / source.name
+    kept_object.write_bytes(source.read_bytes())
+    data = bytearray(Path(native_object.library_path()).read_bytes())
+    if how == "code":
+        data[len(data) // 3] ^= 0x40
+    elif how == "key":
+        data[-len(native_object.LIBRARY_MAGIC) - 12 - 200] ^= 1
+    elif how == "truncated":
+        data = data[: len(data) - 10]
+    (tmp_path / (source.name[: -len(".o")] + ".so")).write_bytes(bytes(data))
+    return kept_object
+
+
+@pytest.mark.parametrize("how", ["code", "key", "truncated", "cpu"])
+def test_a_stale_or_corrupt_library_leaves_the_object_serving(
+    kept: native_object._Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A spoiled library (a flipped byte of its code or key, cut short, kept on another CPU) is
+    never loaded: the kept object loads with llvmlite instead and answers as the library does."""
+    monkeypatch.setattr(native, "_band_object", None)
+    native_object.load.cache_clear()
+    from_library = _answers()
+    kept_object = _spoiled_library(tmp_path, how)
+    monkeypatch.setattr(native_object, "path", lambda: str(kept_object))
+    if how == "cpu":
+        cpu = native_object._host_cpu()
+        monkeypatch.setattr(native_object, "_host_cpu", lambda: cpu.replace(b"flags", b"flag"))
+    native_object.load.cache_clear()
+    try:
+        assert native_object.read_library(native_object.library_path()) is None
+        assert native_object.load_library() is None
+        loaded = native_object.load()
+        assert loaded is not None and type(loaded.keeper).__name__ == "ExecutionEngine"
+        monkeypatch.setattr(native, "_band_object", None)
+        assert from_library[0] == "PyDLL"
+        assert _answers() == ["ExecutionEngine", *from_library[1:]]
+    finally:
+        native_object.load.cache_clear()
+    assert from_library[6][1:3] == (28, True)
+    assert from_library[1][3] == (Grid.parse(TELEGRAM_SOLUTION),)
+
+
+def test_without_a_compiler_the_object_is_kept_and_serves(
+    kept: native_object._Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no `cc` on PATH the kernel's first compile (`keep_band_object`, as `warm` calls
+    it) still keeps the object, links no library, and the object serves with the same answers;
+    a compiler back on PATH links the library from the kept object on the next warm-up."""
+    monkeypatch.setattr(native, "_band_object", None)
+    native_object.load.cache_clear()
+    from_library = _answers()
+    kept_object = tmp_path / os.path.basename(native_object.path())
+    monkeypatch.setattr(native_object, "path", lambda: str(kept_object))
+    path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", str(tmp_path / "no-compiler"))
+    native_object.load.cache_clear()
+    try:
+        assert native.keep_band_object()
+        assert kept_object.exists() and not os.path.exists(native_object.library_path())
+        assert native_object.link_kept() is None
+        monkeypatch.setattr(native, "_band_object", None)
+        assert _answers() == ["ExecutionEngine", *from_library[1:]]
+        monkeypatch.setenv("PATH", path)
+        native_object.load.cache_clear()
+        assert native.keep_band_object()
+        assert native_object.load_library() is not None
+    finally:
+        native_object.load.cache_clear()
+
+
+#: `backends --warm` in a fresh process whose kept files go to the folder KEPT and whose PATH
+#: has no compiler: the first compile of the entry, its object kept, no library.
+WARM = """
+import os
+from sudokubench.cli import main
+from sudokubench.solvers import native_object
+native_object.path = lambda: os.path.join(KEPT, "native_band.entry.o")
+try:
+    main(["backends", "--warm"])
+except SystemExit as done:
+    assert not done.code, done.code
+print(sorted(os.listdir(KEPT)))
+"""
+
+
+def test_the_first_compile_works_when_the_link_fails(
+    kept: native_object._Loaded, tmp_path: Path
+) -> None:
+    """`backends --warm` compiles and keeps the object where no library links (no `cc` on
+    PATH), and says the backend is ready."""
+    code = WARM.replace("KEPT", repr(str(tmp_path)))
+    environment = {**os.environ, "PATH": str(tmp_path / "no-compiler")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=environment
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "['native_band.entry.o']"
+    assert "native" in done.stdout

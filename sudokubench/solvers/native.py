@@ -974,11 +974,14 @@ def _numba_band_search() -> None:
 def keep_band_object() -> bool:
     """Make sure the band kernel's machine code is kept for loading without numba
     (`native_object`): compiled (`native_band.compile_entry`, 1-2 s of CPU) and saved when
-    no valid one loads; whether one is kept now. Never raises: without it numba's path serves."""
+    no valid one loads, and linked into the kept library when that is missing or stale
+    (`native_object.link_kept`); whether the object is kept now. Never raises: without it
+    numba's path serves."""
     from sudokubench.solvers import native_object
 
     try:
         if native_object.load() is not None:
+            native_object.link_kept()
             return True
         from sudokubench.solvers import native_band
 

@@ -1,4 +1,5 @@
-"""The 9x9 band kernel's machine code kept as an object file and loaded without numba.
+"""The 9x9 band kernel's machine code kept as an object file and a shared library, loaded
+without numba.
 
 numba compiles the band kernel (`native_band.search`) once per machine into its cache, but
 loading it from there costs a process numba's own set-up first: `import numba` and, on its
@@ -6,27 +7,40 @@ first cache load, its typing and target registries (0.7-0.8 s of CPU together). 
 that only solves 9x9 puzzles (the worker pool's fork server, hence every worker) needs none of
 it: `native_band.entry`, the kernel as a CPython function of no arguments, is compiled by
 numba once (`native.warm`, `compile_entry`) into an object file kept beside numba's cache
-(`save`), and loaded here with llvmlite's MCJIT linker alone (`load`, about 0.1 s of CPU with
-the import of `llvmlite.binding`).
+(`save`), and linked from it into a shared library with the system's C compiler (`link`: `cc
+-shared`, a few hundredths of a second once per machine). `load` loads the library with the
+system's loader through `ctypes` (`load_library`: about 1 ms of CPU, no llvmlite), else the
+object with llvmlite's MCJIT linker (`load_object`: 0.04-0.05 s of CPU with the import of
+`llvmlite.binding`), the same machine code either way.
 
-The file is keyed so that a stale one is never loaded: its name holds a hash of the kernel's
-sources (`native_band.py`, `native_band_layout.py`, `native_kernel.py`), the numba and llvmlite
-installed (their version files), Python's version and ABI, the platform and numba's settings
-from the environment (`NUMBA_*` but `NUMBA_CACHE_DIR`); its header holds that key with the
-host CPU's name and features as llvmlite reports them, and a hash of the object. A file that
-is missing, stale, corrupt or fails to load leaves `load` returning None, and the caller takes
-numba's path (`native.ready`), as before.
+The files are keyed so that a stale one is never loaded: their names hold a hash of the
+kernel's sources (`native_band.py`, `native_band_layout.py`, `native_kernel.py`), the numba
+and llvmlite installed (their version files), Python's version and ABI, the platform and
+numba's settings from the environment (`NUMBA_*` but `NUMBA_CACHE_DIR`). The object's header
+holds that key with the host CPU's name and features as llvmlite reports them, and a hash of
+the object; the library's trailer (after the library's own bytes, which the loader does not
+read) holds that key with the host CPU as Linux describes it (`/proc/cpuinfo`: llvmlite is
+what the library avoids importing; elsewhere no library is linked) and a hash of the library,
+both checked before it is loaded. A library that is missing, stale, corrupt or fails to load
+leaves the object to load; an object that does leaves `load` returning None, and the caller
+takes numba's path (`native.ready`), as before. Without a C compiler, or where the link fails
+(numba's code model addresses with absolute words, which the library's loader relocates in
+its code pages: `-z notext`), only the object is kept; `native.warm` links the library from a
+valid object when it finds the library missing or stale (`link_kept`).
 
 Where: numba's cache directory for the kernel's sources, by numba's rule (`NUMBA_CACHE_DIR`,
 else the `__pycache__` beside the sources when writable, else numba's per-user cache directory
 as numba names it on Linux; elsewhere that last case finds no file and takes numba's path).
 
 The machine code needs a few of numba's C helpers only on the path where the kernel raises an
-exception (it does not: its array views have fixed sizes); in a process where numba has not
-registered them they are bound to a stub that does nothing, so such a call returns NULL and
-CPython raises a SystemError in the caller. Where numba registered them (it was imported and
-set up first) they are left as they are: llvmlite's symbols are the process's, and numba's
-later code needs its real ones; numba set up later replaces the stub with them.
+exception (it does not: its array views have fixed sizes). The library has its own stubs for
+them (`STUBS`, hidden), which return NULL, so such a call would make CPython raise a
+SystemError in the caller; Python's C API (`Py_IncRef`, ...) resolves against the running
+interpreter when the library loads. For the object, in a process where numba has not
+registered them they are bound to a stub that does the same. Where numba registered them (it
+was imported and set up first) they are left as they are: llvmlite's symbols are the
+process's, and numba's later code needs its real ones; numba set up later replaces the stub
+with them.
 
 `bound(work, state)` makes the callable a solve calls: a builtin function of no arguments bound
 to one work array and one state (0.1 us a call where numba's dispatch of `search` costs
@@ -59,6 +73,20 @@ HELPERS = (
     "numba_do_raise",
     "NRT_Free",
     "NRT_MemInfo_call_dtor",
+)
+#: The kept library's last bytes, after its trailer: the key, the library's SHA-256 (32
+#: bytes), the symbol, then the key's, the symbol's and the library's lengths (4 bytes each).
+LIBRARY_MAGIC = b"\nsudokubench band kernel library 1"
+#: The C source linked with the object into the library: `HELPERS` as stubs that return NULL
+#: (hidden: the library's own, never another's, numba's included, and never exported).
+STUBS = "".join(
+    f'__attribute__((visibility("hidden"))) void *{name}(void) {{ return 0; }}\n'
+    for name in HELPERS
+)
+#: The fields of `/proc/cpuinfo` that name the host CPU in the library's key.
+CPU_FIELDS = frozenset(
+    b"vendor_id|cpu family|model|model name|stepping|flags|"  # (x86)
+    b"CPU implementer|CPU architecture|CPU variant|CPU part|CPU revision|Features".split(b"|")
 )
 #: `METH_NOARGS`: CPython calls the function with its `self` and NULL.
 _METH_NOARGS = 0x4
@@ -149,8 +177,9 @@ def _binding() -> Any:
 
 def save(obj: bytes, symbol: str) -> str | None:
     """Keep `obj` (`native_band.compile_entry`'s object file, its entry named `symbol`) for
-    this process's key; the file written, or None when it could not be (no place, no right to
-    write: numba's path is then taken, as before)."""
+    this process's key, and the library linked from it (`link`); the object's file written,
+    or None when it could not be (no place, no right to write: numba's path is then taken, as
+    before). The object is kept whether or not the library links."""
     where = path()
     if where is None:
         return None
@@ -175,7 +204,24 @@ def save(obj: bytes, symbol: str) -> str | None:
         os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
     except OSError:
         return None
+    link(obj, symbol)
     return where
+
+
+def link_kept() -> str | None:
+    """The kept library, linked from the kept object when it is missing or stale (the object
+    kept before a compiler was installed, or on another CPU with the same llvmlite name); its
+    file, or None when there is no valid object to link or the link fails."""
+    where, kept = library_path(), path()
+    if where is not None and read_library(where) is not None:
+        return where
+    if kept is None:
+        return None
+    try:
+        found = read(kept, _binding())
+    except Exception:  # (llvmlite's: no object to link)
+        return None
+    return None if found is None else link(*found)
 
 
 def read(where: str, binding: Any) -> tuple[bytes, str] | None:
@@ -225,13 +271,17 @@ _stub = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctyp
 
 @cache
 def load() -> Any:
-    """The kept object loaded into this process (once): a `_Loaded`, or None when there is
-    none for this process's key, it is stale or corrupt, or it fails to load."""
+    """The kept machine code loaded into this process (once): a `_Loaded`, or None when there
+    is none for this process's key, it is stale or corrupt, or it fails to load. The kept
+    library first (`load_library`: no llvmlite), else the kept object (`load_object`)."""
+    return load_library() or load_object()
+
+
+def load_object() -> Any:
+    """The kept object loaded with llvmlite's MCJIT linker: a `_Loaded`, or None."""
     where = path()
-    if where is None or not os.path.exists(where):
+    if where is None or not os.path.exists(where) or not _fits():
         return None
-    if sys.implementation.name != "cpython" or (bytes.__basicsize__ - 1) % 8:
-        return None  # (`entry` reads its addresses as int64 words of a CPython `bytes`)
     try:
         binding = _binding()
         found = read(where, binding)
@@ -261,11 +311,147 @@ def load() -> Any:
         return None
 
 
-class _Loaded:
-    """The loaded machine code (its engine kept alive) and the builtins made from it."""
+def _fits() -> bool:
+    """Whether `entry`'s way of reading its addresses holds here: int64 words of a CPython
+    `bytes`."""
+    return sys.implementation.name == "cpython" and not (bytes.__basicsize__ - 1) % 8
 
-    def __init__(self, engine: Any, address: int) -> None:
-        self.engine = engine
+
+def library_path() -> str | None:
+    """The kept library's file for this process's key (beside the object, `.so` for `.o`), or
+    None when there is no place for it."""
+    where = path()
+    return None if where is None else where[: -len(".o")] + ".so"
+
+
+def _host_cpu() -> bytes | None:
+    """The host CPU as Linux describes its first processor in `/proc/cpuinfo` (x86's vendor,
+    family, model, name and flags; ARM's implementer, part, revision and features), read
+    without llvmlite; None where there is no such file or it names none of these."""
+    data = b""
+    try:  # (the first processor's lines alone: the kernel writes the rest only when read)
+        with open("/proc/cpuinfo", "rb", buffering=0) as source:
+            while b"\n\n" not in data:
+                more = source.read(65536)
+                if not more:
+                    break
+                data += more
+    except OSError:
+        return None
+    lines = [
+        line
+        for line in data.split(b"\n\n", 1)[0].split(b"\n")
+        if line.split(b":")[0].strip() in CPU_FIELDS
+    ]
+    return b"\n".join(lines) or None
+
+
+def library_key() -> bytes | None:
+    """What the kept library is keyed on: the object's key (`file_key`) with the host CPU as
+    Linux names it (`_host_cpu`, in place of llvmlite's name, whose import the library
+    avoids); None when the host CPU cannot be told."""
+    cpu = _host_cpu()
+    return None if cpu is None else file_key() + cpu
+
+
+def link(obj: bytes, symbol: str) -> str | None:
+    """Link `obj` (the kept object, its entry named `symbol`) into a shared library with the
+    system's C compiler (`cc -shared`, numba's helpers bound to `STUBS`) and keep it, the key,
+    the library's hash and the symbol appended; the file written, or None when it could not
+    be (no compiler, the link failed, no place: the object then serves, as before)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    where, key, cc = library_path(), library_key(), shutil.which("cc")
+    if where is None or key is None or cc is None or not _fits():
+        return None
+    try:
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(where)) as folder:
+            names = [os.path.join(folder, name) for name in ("entry.o", "stubs.c", "entry.so")]
+            with open(names[0], "wb") as out:
+                out.write(obj)
+            with open(names[1], "w") as out:
+                out.write(STUBS)
+            # -z notext: numba's code model addresses with absolute words, relocated when the
+            # library loads; -Bsymbolic: its own names bound to its own definitions.
+            flags = ["-shared", "-fPIC", "-nostdlib", "-Wl,-Bsymbolic", "-Wl,-z,notext"]
+            done = subprocess.run(
+                [cc, *flags, "-o", names[2], names[0], names[1]],
+                capture_output=True,
+                timeout=120,
+            )
+            if done.returncode != 0:
+                return None
+            with open(names[2], "rb") as source:
+                library = source.read()
+        name = symbol.encode()
+        trailer = b"".join(
+            (
+                key,
+                hashlib.sha256(library).digest(),
+                name,
+                struct.pack("<III", len(key), len(name), len(library)),
+                LIBRARY_MAGIC,
+            )
+        )
+        partial = f"{where}.{os.getpid()}.tmp"
+        with open(partial, "wb") as out:
+            out.write(library + trailer)
+        os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return where
+
+
+def read_library(where: str) -> str | None:
+    """The entry's symbol from the library file `where` once it checks out (ours, kept for
+    this process's key and host CPU, the library's hash matching), else None."""
+    try:
+        with open(where, "rb") as source:
+            data = source.read()
+    except OSError:
+        return None
+    end = len(data) - len(LIBRARY_MAGIC)
+    if end < 12 or data[end:] != LIBRARY_MAGIC:
+        return None
+    size, named, linked = struct.unpack_from("<III", data, end - 12)
+    at = end - 12 - named
+    if linked + size + 32 != at:  # (the library, the key, its hash, the symbol: all there)
+        return None
+    key, digest = data[linked : linked + size], data[linked + size : at]
+    if key != library_key() or hashlib.sha256(data[:linked]).digest() != digest:
+        return None
+    try:
+        return data[at : end - 12].decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def load_library() -> Any:
+    """The kept library loaded with the system's loader (`ctypes`), no llvmlite: a `_Loaded`,
+    or None when it is missing, stale, corrupt or fails to load."""
+    where = library_path()
+    if where is None or not os.path.exists(where) or not _fits():
+        return None
+    symbol = read_library(where)
+    if symbol is None:
+        return None
+    try:
+        library = ctypes.PyDLL(where)  # (loaded at once: every name resolved, or an OSError)
+        address = ctypes.cast(library[symbol], ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+    return _Loaded(library, address) if address else None
+
+
+class _Loaded:
+    """The loaded machine code (its library or MCJIT engine kept alive) and the builtins made
+    from it."""
+
+    def __init__(self, keeper: Any, address: int) -> None:
+        self.keeper = keeper  # (the MCJIT engine or the library the code lives in)
         self.method = _MethodDef(b"band_search", address, _METH_NOARGS, None)
         new = ctypes.pythonapi.PyCFunction_NewEx
         new.restype = ctypes.py_object

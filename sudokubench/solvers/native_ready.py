@@ -1,15 +1,16 @@
 """Importing this module readies the `native` backend in this process: the kernel a 9x9 solve
 runs on (`native.ready`: the band kernel) is loaded from its kept machine code without importing
-numba (`native_object`, about 0.1 s of CPU), or else from numba's on-disk cache when the cache
-holds the kernel, with its compiled entry (`native._kernel_entry`).
+numba (`native_object`: its shared library through `ctypes`, about 1 ms of CPU; its object
+through llvmlite, 0.04-0.05 s, where the library is missing or stale), or else from numba's
+on-disk cache when the cache holds the kernel, with its compiled entry (`native._kernel_entry`).
 
 The worker pool's fork server imports it (`Native.preload`) before it forks any worker, so every
-worker starts with that kernel loaded and its `available()` returns at once: the load (0.1 s of
-CPU from the kept machine code, 0.7-0.8 s through numba; far more on a busy machine) never
-counts against a worker's load limit. The rest of the kernel (the general search of other
-shapes and with it numba's import and set-up, the count, the estimator) is not loaded here: a
-run of 9x9 puzzles never calls it, and numba's set-up alone is 0.6-0.8 s of CPU on the start of
-every run. A worker loads what it needs of it before its first task of another shape
+worker starts with that kernel loaded and its `available()` returns at once: the load (1 ms
+to 0.05 s of CPU from the kept machine code, 0.7-0.8 s through numba; far more on a busy
+machine) never counts against a worker's load limit. The rest of the kernel (the general search
+of other shapes and with it numba's import and set-up, the count, the estimator) is not loaded
+here: a run of 9x9 puzzles never calls it, and numba's set-up alone is 0.6-0.8 s of CPU on the
+start of every run. A worker loads what it needs of it before its first task of another shape
 (`Native.load_shape`), outside that task's clock and timeout, under the backend's load limit
 (`pool.worker`). A cold cache is not compiled here: the command compiles it in its own
 process, announced (`cli.native.ready_native`), and may have started this server before
