@@ -169,7 +169,7 @@ def lane_rows(outcomes: Sequence[Outcome], own: Mapping[str, bool]) -> list[Task
     ):
         return made
     for k, outcome in zip(usual, picked, strict=True):
-        verdict = str(verdict_of(_SOLVED, 1, outcome.exhaustive))
+        verdict = _LANE_VERDICTS[outcome.exhaustive]
         made[k] = _row(outcome, _SOLVED, outcome.message, verdict, None, outcome.solutions)
     return made
 

@@ -196,16 +196,24 @@ def save(obj: bytes, symbol: str) -> str | None:
             obj,
         )
     )
+    if not _keep(where, data):
+        return None
+    link(obj, symbol)
+    return where
+
+
+def _keep(where: str, data: bytes) -> bool:
+    """Write `data` to the file `where` whole or not at all (a process may read it meanwhile:
+    a file of this process's own, then renamed); whether it was written."""
     try:
         os.makedirs(os.path.dirname(where), exist_ok=True)
         partial = f"{where}.{os.getpid()}.tmp"
         with open(partial, "wb") as out:
             out.write(data)
-        os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
+        os.replace(partial, where)
     except OSError:
-        return None
-    link(obj, symbol)
-    return where
+        return False
+    return True
 
 
 def link_kept() -> str | None:
@@ -396,13 +404,9 @@ def link(obj: bytes, symbol: str) -> str | None:
                 LIBRARY_MAGIC,
             )
         )
-        partial = f"{where}.{os.getpid()}.tmp"
-        with open(partial, "wb") as out:
-            out.write(library + trailer)
-        os.replace(partial, where)  # whole or not at all, for a process reading it meanwhile
     except (OSError, subprocess.SubprocessError):
         return None
-    return where
+    return where if _keep(where, library + trailer) else None
 
 
 def read_library(where: str) -> str | None:
