@@ -70,7 +70,7 @@ IMPORTS = {
     "sudokubench.harness.pool.worker", "sudokubench.solvers.native_ready",
 }
 CALLS = {
-    "sudokubench.harness.pool.boot": ["boot_fork_server"],
+    "sudokubench.harness.pool.boot": ["boot_fork_server", "_child"],
     "sudokubench.harness.pool.local": ["boot_fork_server", "LocalPool.close"],
     "sudokubench.cli.native": ["ready_native"],
     "sudokubench.solvers.native": ["warm", "load", "ready"],
@@ -94,6 +94,9 @@ def wrap(module, name):
 
     @functools.wraps(f)
     def traced(*a, **k):
+        if name == "_child":  # a helper forked from the command: its start, named by its main
+            log(f"start {_began():.4f} forked: {a[0].__module__}")
+            return f(*a, **k)
         calls[0] += 1
         say = name not in ONCE or calls[0] == 1
         if say:

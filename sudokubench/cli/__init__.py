@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     from sudokubench.harness.pool.boot import boot_for_command
 
     args = sys.argv[1:] if argv is None else argv
-    boot_for_command(args)
+    boot_for_command(args, fork=argv is None)
     load_app(("compare",) if argv is None and args[:1] == ["compare"] else _MODULES)
     from sudokubench.cli.app import main as run
 
