@@ -201,15 +201,16 @@ if __name__ == "__main__":
 def test_the_server_imports_the_backends_modules_itself(tmp_path, how):
     """The backends named to `boot_fork_server` are imported by the server (native's kernel
     with them: `native_ready`), not by the process that starts it; a worker forked from it has
-    them, and not `program.py`, which no `native` worker uses; a server forked from the
-    command (`fork`) as one spawned."""
+    them, and not `program.py`, which no `native` worker uses. A server forked from the
+    command (`fork`) serves the same; its backend's module (not `native_ready`, the kernel's
+    load) the command imported before the fork, for both (`SHARED_MODULES`)."""
     script = tmp_path / "preloaded.py"
     script.write_text(PRELOADED)
     done = subprocess.run(
         [sys.executable, str(script), how], cwd=tmp_path, capture_output=True, text=True
     )
     parent, worker = json.loads(done.stdout or "null") or (None, None)
-    assert parent == [False, False], done.stderr[-2000:]
+    assert parent == [how == "fork"] * 2, done.stderr[-2000:]
     assert worker == [True, True, True, False], done.stderr[-2000:]
 
 
@@ -252,9 +253,11 @@ def test_a_native_worker_forked_from_the_server_has_no_numpy(cached, tmp_path):
 PARENT = """
 import atexit, sys
 from sudokubench.cli import main
+from sudokubench.harness.pool.boot import SHARED_MODULES
 
-atexit.register(lambda: print(*(name in sys.modules for name in (
-    "sudokubench.harness.pool.worker", "sudokubench.solvers.program",
+atexit.register(lambda: print(all(name in sys.modules for name in SHARED_MODULES), *(
+    name in sys.modules for name in (
+        "sudokubench.harness.pool.worker", "sudokubench.solvers.program",
 ))))
 main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.argv[1]])
 """
@@ -262,11 +265,13 @@ main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.
 
 def test_the_parent_does_without_the_workers_modules(tmp_path):
     """A whole `compare` runs and checks out without importing the worker's module or
-    `program.py` in its own process (its workers' target is `boot.start_worker`)."""
+    `program.py` in its own process (its workers' target is `boot.start_worker`); it imports
+    every module of `boot.SHARED_MODULES` (which a command that forks its server imports
+    before it: nothing it would not import anyway)."""
     db = str(tmp_path / "run.sqlite")
     done = subprocess.run([sys.executable, "-c", PARENT, db], capture_output=True, text=True)
     assert "all answers check out" in done.stdout, done.stderr[-2000:]
-    assert done.stdout.split()[-2:] == ["False", "False"], done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["True", "False", "False"], done.stderr[-2000:]
 
 
 LAZY = """
@@ -430,6 +435,9 @@ if __name__ == "__main__":
     if sys.argv[1] == "thread":
         threading.Thread(target=threading.Event().wait, daemon=True).start()
     assert boot.boot_fork_server(["native"], fork=True)
+    shared = [m in sys.modules for m in (*boot.SHARED_MODULES, "sudokubench.solvers.native")]
+    alone = [m in sys.modules for m in ("numpy", "sudokubench.harness.pool.worker",
+                                        "sudokubench.solvers.native_ready")]
     server = forkserver._forkserver._forkserver_pid
     tracker = resource_tracker._resource_tracker._pid
     own = cmdline(os.getpid())
@@ -439,8 +447,8 @@ if __name__ == "__main__":
     worker.start()
     name, parent = queue.get(timeout=120)
     worker.join()
-    print(json.dumps([name, server, tracker, parent == server, worker.exitcode,
-                      cmdline(server) == own, cmdline(tracker) == own]))
+    print(json.dumps([name, server, tracker, parent == server, worker.exitcode, all(shared),
+                      any(alone), cmdline(server) == own, cmdline(tracker) == own]))
 """
 
 
@@ -460,8 +468,11 @@ def test_the_helpers_forked_from_the_command(tmp_path, threads):
     resource tracker from the command instead of starting two new Pythons: a worker comes
     from that server, and a named semaphore it leaves behind is unlinked by that tracker once
     the command and the worker have ended (with `multiprocessing`'s warning), and both helpers
-    end with them. With another thread running nothing is forked: both are started as
-    `multiprocessing` starts them, to the same effect."""
+    end with them. The modules the command and the server share (`SHARED_MODULES`, the
+    backend's own) are imported once, before the server's fork; what the server alone needs
+    (the worker's module, the kernel's load, numpy where it is used) is not. With another
+    thread running nothing is forked or imported: both are started as `multiprocessing`
+    starts them, to the same effect."""
     import time
 
     script = tmp_path / "forked.py"
@@ -471,9 +482,10 @@ def test_the_helpers_forked_from_the_command(tmp_path, threads):
     )
     got = json.loads(done.stdout or "null")
     assert got is not None, done.stderr[-2000:]
-    name, server, tracker, from_server, exitcode, *forked = got
+    name, server, tracker, from_server, exitcode, shared, alone, *forked = got
     assert (from_server, exitcode) == (True, 0)
     assert forked == ([True, True] if threads == "one" else [False, False])
+    assert (shared, alone) == (threads == "one", False)
     deadline = time.monotonic() + 30
     while not (_ended(server) and _ended(tracker)) and time.monotonic() < deadline:
         time.sleep(0.05)

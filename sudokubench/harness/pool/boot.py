@@ -9,6 +9,7 @@ cached code: about 1 s), on a machine with a core for each.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -93,7 +94,9 @@ def boot_fork_server(preload: Iterable[str], *, fork: bool = False) -> bool:
         added[ADDED] = ",".join(name for name in added if name != ADDED)
     modules = [*WORKER_MODULES, SERVER_BOOTED] if added else list(WORKER_MODULES)
     multiprocessing.get_context("forkserver").set_forkserver_preload(modules)
-    if fork and _fork_helpers(modules, added):
+    own = (REGISTRY[name.partition(":")[0]].target.partition(":")[0] for name in names)
+    shared = [*SHARED_MODULES, *dict.fromkeys(own)]
+    if fork and _fork_helpers(modules, added, shared):
         return True
     before = {name: os.environ.get(name) for name in added}
     try:
@@ -108,27 +111,48 @@ def boot_fork_server(preload: Iterable[str], *, fork: bool = False) -> bool:
     return True
 
 
-def _fork_helpers(modules: list[str], added: Mapping[str, str]) -> bool:
+#: What `compare`'s process imports anyway and the fork server imports too (the worker's
+#: modules but `pool/worker.py` itself): imported before a server forked from the command
+#: (`_fork_helpers`), which then finds them imported, with the backends' own modules.
+SHARED_MODULES = (
+    "sudokubench.confine",
+    "sudokubench.formats",
+    "sudokubench.processes",
+    "sudokubench.harness.noise",
+    "sudokubench.harness.verify",
+    "sudokubench.harness.pool.batch",
+    "sudokubench.harness.pool.guard",
+    "sudokubench.harness.pool.memory",
+    "sudokubench.harness.pool.task",
+    "sudokubench.harness.pool.wire",
+)
+
+
+def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence[str]) -> bool:
     """`multiprocessing`'s resource tracker and the fork server, each forked from this process
     and running `multiprocessing`'s own `main` (the server with `modules` preloaded and `added`
     in its environment alone), set in `multiprocessing`'s state as its own `ensure_running`
     sets them: a worker gets the tracker's pipe and the server's socket as before, the
     tracker ends (unlinking what a worker left) once every holder of its pipe has ended, the
     server once this process and the workers have. Each child keeps open only the descriptors
-    a spawned one gets (`_child`). False, and nothing started, where this cannot be done
-    safely: more than one thread, either already running, or a `multiprocessing` whose
-    private names differ (the caller then starts them as `multiprocessing` does)."""
+    a spawned one gets (`_child`).
+
+    The modules of `shared` (what this process imports anyway, and the server too) are
+    imported between the two forks: once for both, not once in each. False, and no server
+    started, where this cannot be done safely: more than one thread (the process's own, as
+    the system counts them), either helper already running, or a `multiprocessing` whose
+    private names differ (the caller then starts them as `multiprocessing` does; a tracker
+    forked here serves it as its own)."""
     import os
     import signal
     import socket
     import sys
-    import threading
     from multiprocessing import connection, forkserver, resource_tracker, util
 
     server = getattr(forkserver, "_forkserver", None)
     tracker = getattr(resource_tracker, "_resource_tracker", None)
     if (
-        threading.active_count() != 1
+        _threads() != 1
         or not all(hasattr(server, name) for name in _SERVER_NAMES)
         or not all(hasattr(tracker, name) for name in ("_fd", "_pid"))
         or not all(hasattr(module, "main") for module in (forkserver, resource_tracker))
@@ -154,6 +178,13 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str]) -> bool:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(r)
     tracker._fd, tracker._pid = w, pid
+    for module in shared:
+        try:
+            importlib.import_module(module)
+        except Exception:  # (left to the server, and to the command where it needs it)
+            continue
+    if _threads() != 1:  # (an import started one: the server is spawned)
+        return False
     with socket.socket(socket.AF_UNIX) as listener:
         address = connection.arbitrary_address("AF_UNIX")
         listener.bind(address)
@@ -178,6 +209,18 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str]) -> bool:
     server._forkserver_alive_fd = alive_w
     server._forkserver_pid = pid
     return True
+
+
+def _threads() -> int:
+    """This process's threads as the system counts them (those no Python module started
+    too), or as `threading` does where `/proc` does not say."""
+    import os
+    import threading
+
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 #: `multiprocessing.forkserver.ForkServer`'s attributes that `_fork_helpers` sets.
