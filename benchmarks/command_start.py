@@ -15,8 +15,9 @@ medians of the whole command's wall time (as the shell sees it) and of the run's
 (`machine.noise.wall_s`), and the median of each round's ratio to the first revision's (a
 pair measured seconds apart); the load average is printed with every round.
 
-`--timeline` runs the command once with a tracer (a `sitecustomize` on `PYTHONPATH`, which the
-fork server and its workers load too) and prints, in seconds since the command's process
+`--timeline` runs the command once with a tracer (a `sitecustomize` on `PYTHONPATH`, which a
+fork server and resource tracker started as new Pythons load too, and those forked from the
+command and the workers inherit) and prints, in seconds since the command's process
 started, each process's start, the start and end of the imports and calls that make up the
 start-up, the first task solved in each worker and the run's end, with each process's CPU
 seconds at that moment.

@@ -4,7 +4,10 @@
 Kept apart from `local.py` (which re-exports both names) so that starting the server imports
 only `multiprocessing` and the registry: a command starts it before its own imports (the CLI,
 the harness: about 0.3-0.5 s), which then overlap the server's (numba and the native kernel's
-cached code: about 1 s), on a machine with a core for each.
+cached code: about 1 s), on a machine with a core for each. The program's own command line
+forks the server and `multiprocessing`'s resource tracker from the command itself
+(`_fork_helpers`): neither starts a Python of its own, and the modules both import are
+imported once.
 """
 
 from __future__ import annotations
@@ -141,8 +144,8 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence
     imported between the two forks: once for both, not once in each. False, and no server
     started, where this cannot be done safely: more than one thread (the process's own, as
     the system counts them), either helper already running, or a `multiprocessing` whose
-    private names differ (the caller then starts them as `multiprocessing` does; a tracker
-    forked here serves it as its own)."""
+    private names differ or whose server authenticates its clients (the caller then starts
+    them as `multiprocessing` does; a tracker forked here serves it as its own)."""
     import os
     import signal
     import socket
@@ -156,6 +159,7 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence
         or not all(hasattr(server, name) for name in _SERVER_NAMES)
         or not all(hasattr(tracker, name) for name in ("_fd", "_pid"))
         or not all(hasattr(module, "main") for module in (forkserver, resource_tracker))
+        or hasattr(server, "_forkserver_authkey")  # (a server that authenticates its clients)
         or server._forkserver_pid is not None
         or tracker._fd is not None
     ):
