@@ -140,13 +140,12 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence
     server once this process and the workers have. Each child keeps open only the descriptors
     a spawned one gets (`_child`).
 
-    The modules of `shared` (what this process imports anyway, and the server too) are imported
-    first: once for both, not once in each; the two forks follow each other, so that this
-    process, writing its pages afterwards, copies each page they share once. False, and nothing
-    started, where this cannot be done safely: more than one thread (the process's own, as the
-    system counts them), either helper already running, or a `multiprocessing` whose private
-    names differ or whose server authenticates its clients (the caller then starts them as
-    `multiprocessing` does)."""
+    The modules of `shared` (what this process imports anyway, and the server too) are
+    imported between the two forks: once for both, not once in each. False, and no server
+    started, where this cannot be done safely: more than one thread (the process's own, as
+    the system counts them), either helper already running, or a `multiprocessing` whose
+    private names differ or whose server authenticates its clients (the caller then starts
+    them as `multiprocessing` does; a tracker forked here serves it as its own)."""
     import os
     import signal
     import socket
@@ -164,13 +163,6 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence
         or server._forkserver_pid is not None
         or tracker._fd is not None
     ):
-        return False
-    for module in shared:  # (before both forks: a page the three share is copied once)
-        try:
-            importlib.import_module(module)
-        except Exception:  # (left to the server, and to the command where it needs it)
-            continue
-    if _threads() != 1:  # (an import started one)
         return False
     stderr = _fileno(sys.stderr)
     for stream in (sys.stdout, sys.stderr):  # (a child's exit must not write them again)
@@ -190,6 +182,13 @@ def _fork_helpers(modules: list[str], added: Mapping[str, str], shared: Sequence
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(r)
     tracker._fd, tracker._pid = w, pid
+    for module in shared:
+        try:
+            importlib.import_module(module)
+        except Exception:  # (left to the server, and to the command where it needs it)
+            continue
+    if _threads() != 1:  # (an import started one: the server is spawned)
+        return False
     with socket.socket(socket.AF_UNIX) as listener:
         address = connection.arbitrary_address("AF_UNIX")
         listener.bind(address)
