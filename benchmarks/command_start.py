@@ -15,8 +15,9 @@ medians of the whole command's wall time (as the shell sees it) and of the run's
 (`machine.noise.wall_s`), and the median of each round's ratio to the first revision's (a
 pair measured seconds apart); the load average is printed with every round.
 
-`--timeline` runs the command once with a tracer (a `sitecustomize` on `PYTHONPATH`, which the
-fork server and its workers load too) and prints, in seconds since the command's process
+`--timeline` runs the command once with a tracer (a `sitecustomize` on `PYTHONPATH`, which a
+fork server and resource tracker started as new Pythons load too, and those forked from the
+command and the workers inherit) and prints, in seconds since the command's process
 started, each process's start, the start and end of the imports and calls that make up the
 start-up, the first task solved in each worker and the run's end, with each process's CPU
 seconds at that moment.
@@ -70,7 +71,7 @@ IMPORTS = {
     "sudokubench.harness.pool.worker", "sudokubench.solvers.native_ready",
 }
 CALLS = {
-    "sudokubench.harness.pool.boot": ["boot_fork_server"],
+    "sudokubench.harness.pool.boot": ["boot_fork_server", "_child"],
     "sudokubench.harness.pool.local": ["boot_fork_server", "LocalPool.close"],
     "sudokubench.cli.native": ["ready_native"],
     "sudokubench.solvers.native": ["warm", "load", "ready"],
@@ -94,6 +95,9 @@ def wrap(module, name):
 
     @functools.wraps(f)
     def traced(*a, **k):
+        if name == "_child":  # a helper forked from the command: its start, named by its main
+            log(f"start {_began():.4f} forked: {a[0].__module__}")
+            return f(*a, **k)
         calls[0] += 1
         say = name not in ONCE or calls[0] == 1
         if say:

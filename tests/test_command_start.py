@@ -120,7 +120,9 @@ def test_the_command_line_read_for_an_early_fork_server(monkeypatch, argv, boote
     from sudokubench.harness.pool import boot
 
     started = []
-    monkeypatch.setattr(boot, "boot_fork_server", lambda names: started.append(names) or True)
+    monkeypatch.setattr(
+        boot, "boot_fork_server", lambda names, fork=False: started.append(names) or True
+    )
     assert boot.boot_for_command(argv) is (booted is not None)
     assert started == ([] if booted is None else [booted])
 
@@ -129,8 +131,9 @@ EARLY = """
 import sys
 from sudokubench.harness.pool import boot
 
-def boot_fork_server(backends):
-    print(list(backends), *(name in sys.modules for name in ("typer", "sudokubench.harness.run")))
+def boot_fork_server(backends, fork):
+    imported = (name in sys.modules for name in ("typer", "sudokubench.harness.run"))
+    print(list(backends), fork, *imported)
     raise SystemExit(0)
 
 boot.boot_fork_server = boot_fork_server
@@ -144,7 +147,7 @@ def test_compare_starts_its_fork_server_before_its_own_imports(tmp_path):
     imports then overlap the server's); nothing of it imports numba."""
     db = str(tmp_path / "run.sqlite")
     done = subprocess.run([sys.executable, "-c", EARLY, db], capture_output=True, text=True)
-    assert done.stdout.split() == ["['native']", "False", "False"], done.stderr[-2000:]
+    assert done.stdout.split() == ["['native']", "False", "False", "False"], done.stderr[-2000:]
 
 
 SOONER = """
@@ -182,7 +185,7 @@ def report(queue):
     )])
 
 if __name__ == "__main__":
-    assert boot.boot_fork_server(["native", "nosuch", "exec:./solver"])
+    assert boot.boot_fork_server(["native", "nosuch", "exec:./solver"], fork=sys.argv[1] == "fork")
     parent = [name in sys.modules for name in ("sudokubench.backend", "sudokubench.solvers.native")]
     context = multiprocessing.get_context("forkserver")
     queue = context.Queue()
@@ -194,17 +197,20 @@ if __name__ == "__main__":
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server")
-def test_the_server_imports_the_backends_modules_itself(tmp_path):
+@pytest.mark.parametrize("how", ["spawn", "fork"])
+def test_the_server_imports_the_backends_modules_itself(tmp_path, how):
     """The backends named to `boot_fork_server` are imported by the server (native's kernel
     with them: `native_ready`), not by the process that starts it; a worker forked from it has
-    them, and not `program.py`, which no `native` worker uses."""
+    them, and not `program.py`, which no `native` worker uses. A server forked from the
+    command (`fork`) serves the same; its backend's module (not `native_ready`, the kernel's
+    load) the command imported before the fork, for both (`SHARED_MODULES`)."""
     script = tmp_path / "preloaded.py"
     script.write_text(PRELOADED)
     done = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, str(script), how], cwd=tmp_path, capture_output=True, text=True
     )
     parent, worker = json.loads(done.stdout or "null") or (None, None)
-    assert parent == [False, False], done.stderr[-2000:]
+    assert parent == [how == "fork"] * 2, done.stderr[-2000:]
     assert worker == [True, True, True, False], done.stderr[-2000:]
 
 
@@ -247,9 +253,11 @@ def test_a_native_worker_forked_from_the_server_has_no_numpy(cached, tmp_path):
 PARENT = """
 import atexit, sys
 from sudokubench.cli import main
+from sudokubench.harness.pool.boot import SHARED_MODULES
 
-atexit.register(lambda: print(*(name in sys.modules for name in (
-    "sudokubench.harness.pool.worker", "sudokubench.solvers.program",
+atexit.register(lambda: print(all(name in sys.modules for name in SHARED_MODULES), *(
+    name in sys.modules for name in (
+        "sudokubench.harness.pool.worker", "sudokubench.solvers.program",
 ))))
 main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.argv[1]])
 """
@@ -257,11 +265,13 @@ main(["compare", "-b", "native", "easy50:..2", "--jobs", "2", "-q", "--db", sys.
 
 def test_the_parent_does_without_the_workers_modules(tmp_path):
     """A whole `compare` runs and checks out without importing the worker's module or
-    `program.py` in its own process (its workers' target is `boot.start_worker`)."""
+    `program.py` in its own process (its workers' target is `boot.start_worker`); it imports
+    every module of `boot.SHARED_MODULES` (which a command that forks its server imports
+    before it: nothing it would not import anyway)."""
     db = str(tmp_path / "run.sqlite")
     done = subprocess.run([sys.executable, "-c", PARENT, db], capture_output=True, text=True)
     assert "all answers check out" in done.stdout, done.stderr[-2000:]
-    assert done.stdout.split()[-2:] == ["False", "False"], done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["True", "False", "False"], done.stderr[-2000:]
 
 
 LAZY = """
@@ -349,7 +359,7 @@ def report(queue):
 
 if __name__ == "__main__":
     before = sorted(os.environ.items())
-    assert boot.boot_fork_server(["native"])
+    assert boot.boot_fork_server(["native"], fork=sys.argv[1] == "fork")
     after = sorted(os.environ.items())
     context = multiprocessing.get_context("forkserver")
     queue = context.Queue()
@@ -363,13 +373,15 @@ if __name__ == "__main__":
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server and /proc")
 @pytest.mark.parametrize("blas", [None, "OMP_NUM_THREADS"])
-def test_the_fork_server_environment(tmp_path, blas):
+@pytest.mark.parametrize("how", ["spawn", "fork"])
+def test_the_fork_server_environment(tmp_path, blas, how):
     """The fork server makes its imports with OpenBLAS on one thread (no thread pool to
     start, where numba's path imports numpy) where no variable sets its threads, and takes
     that out before it forks a worker: the command's environment and each worker's are the
     command's own, unchanged; a worker whose numpy is the server's keeps one thread. A
     variable the user set is left to OpenBLAS; a worker that imports numpy itself (the kept
-    object's path: the server has none) sees the command's environment."""
+    object's path: the server has none) sees the command's environment. The same for a
+    server forked from the command (`fork`), which sets its additions in its own environment."""
     from sudokubench.harness.pool import boot
 
     script = tmp_path / "server_env.py"
@@ -384,7 +396,7 @@ def test_the_fork_server_environment(tmp_path, blas):
             "SUDOKUBENCH_SERVER_ADDED": "OPENBLAS_NUM_THREADS",
         }
     done = subprocess.run(
-        [sys.executable, str(script)], env=env, cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, str(script), how], env=env, cwd=tmp_path, capture_output=True, text=True
     )
     unchanged, worker_same, server, threads = json.loads(done.stdout or "null") or [None] * 4
     assert (unchanged, worker_same) == (True, True), done.stderr[-2000:]
@@ -400,3 +412,83 @@ def test_booted_takes_out_what_was_added():
     assert restore(environ) == ["OPENBLAS_NUM_THREADS"]
     assert environ == {"PATH": "/bin"}
     assert restore(environ) == [] and environ == {"PATH": "/bin"}
+
+
+FORKED = """
+import json, multiprocessing, os, sys, threading
+from multiprocessing import forkserver, resource_tracker
+from sudokubench.harness.pool import boot
+
+def leave(queue):
+    # a named semaphore left behind (no finalizer runs): the tracker unlinks it at the end
+    lock = multiprocessing.get_context("forkserver").Lock()
+    queue.put([lock._semlock.name, os.getppid()])
+    queue.close()
+    queue.join_thread()
+    os._exit(0)
+
+def cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+if __name__ == "__main__":
+    if sys.argv[1] == "thread":
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+    assert boot.boot_fork_server(["native"], fork=True)
+    shared = [m in sys.modules for m in (*boot.SHARED_MODULES, "sudokubench.solvers.native")]
+    alone = [m in sys.modules for m in ("numpy", "sudokubench.harness.pool.worker",
+                                        "sudokubench.solvers.native_ready")]
+    server = forkserver._forkserver._forkserver_pid
+    tracker = resource_tracker._resource_tracker._pid
+    own = cmdline(os.getpid())
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    worker = context.Process(target=leave, args=(queue,))
+    worker.start()
+    name, parent = queue.get(timeout=120)
+    worker.join()
+    print(json.dumps([name, server, tracker, parent == server, worker.exitcode, all(shared),
+                      any(alone), cmdline(server) == own, cmdline(tracker) == own]))
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process has ended (gone, or a zombie left to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server and /proc")
+@pytest.mark.parametrize("threads", ["one", "thread"])
+def test_the_helpers_forked_from_the_command(tmp_path, threads):
+    """`boot_fork_server(fork=True)` (the command's own start) forks the fork server and the
+    resource tracker from the command instead of starting two new Pythons: a worker comes
+    from that server, and a named semaphore it leaves behind is unlinked by that tracker once
+    the command and the worker have ended (with `multiprocessing`'s warning), and both helpers
+    end with them. The modules the command and the server share (`SHARED_MODULES`, the
+    backend's own) are imported once, before the server's fork; what the server alone needs
+    (the worker's module, the kernel's load, numpy where it is used) is not. With another
+    thread running nothing is forked or imported: both are started as `multiprocessing`
+    starts them, to the same effect."""
+    import time
+
+    script = tmp_path / "forked.py"
+    script.write_text(FORKED)
+    done = subprocess.run(
+        [sys.executable, str(script), threads], cwd=tmp_path, capture_output=True, text=True
+    )
+    got = json.loads(done.stdout or "null")
+    assert got is not None, done.stderr[-2000:]
+    name, server, tracker, from_server, exitcode, shared, alone, *forked = got
+    assert (from_server, exitcode) == (True, 0)
+    assert forked == ([True, True] if threads == "one" else [False, False])
+    assert (shared, alone) == (threads == "one", False)
+    deadline = time.monotonic() + 30
+    while not (_ended(server) and _ended(tracker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _ended(server) and _ended(tracker)
+    assert not Path("/dev/shm", f"sem.{name.lstrip('/')}").exists()
+    assert "leaked semaphore" in done.stderr

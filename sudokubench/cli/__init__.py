@@ -43,10 +43,12 @@ def main(argv: list[str] | None = None) -> None:
     A `compare` of registered backends on this machine starts its workers' fork server first
     (`pool.boot.boot_for_command`), so that the server's imports (numba, the native kernel's
     cached code) overlap this process's own start (Typer, the commands, the harness) rather
-    than follow it. The command line of the process (`argv` None) that names `compare`
-    registers that command alone: the other commands' modules and Typer's reading of their
-    options cost about 0.1 s of CPU, on every run; with `argv` None the process's end is
-    shortened too (`_before_exit`).
+    than follow it; with `argv` None (the process's own command line, at its start) the server
+    and `multiprocessing`'s resource tracker are forked from this process rather than started
+    as new Pythons (`boot_fork_server`'s `fork`). The command line of the process (`argv`
+    None) that names `compare` registers that command alone: the other commands' modules
+    and Typer's reading of their options cost about 0.1 s of CPU, on every run; with `argv`
+    None the process's end is shortened too (`_before_exit`).
     """
     import sys
 
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     from sudokubench.harness.pool.boot import boot_for_command
 
     args = sys.argv[1:] if argv is None else argv
-    boot_for_command(args)
+    boot_for_command(args, fork=argv is None)
     load_app(("compare",) if argv is None and args[:1] == ["compare"] else _MODULES)
     from sudokubench.cli.app import main as run
 
