@@ -409,6 +409,10 @@ def triads(x: int) -> int:
 OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
 
 
+#: The levels whose blocks a call from Python asks the cache for first (`search`).
+PREFETCH_LEVELS = 8
+
+
 #: Every digit-band to update (`place`'s set: bit 4d + b for band b of digit d, four bits a
 #: digit so that a digit is its lowest bit's index shifted, not divided by three).
 ALL_DIRTY = 0x777777777
@@ -739,6 +743,8 @@ def search(work, st) -> int:
     # levels of the cache; their lines are asked for here at once, not one miss at a time on
     # the update's chain of dependent loads.
     for i in range(TABLE_AT, ROWS_AT + 8, 8):
+        _prefetch(f, i)
+    for i in range(0, PREFETCH_LEVELS * BLOCK, 8):
         _prefetch(f, i)
     # The counters in registers for the whole call, written back on each return (`counted`).
     nodes = st[NODES]
