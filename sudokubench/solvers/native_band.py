@@ -339,27 +339,6 @@ def _trailing_zeros(typingctx, m):
 
 
 @intrinsic
-def _prefetch(typingctx, f, i):
-    """A hint that word i of the int64 array `f` is read soon: LLVM's prefetch (`prefetcht0`:
-    the line into every level of the data cache), no load, no fault, no result."""
-    if not isinstance(f, types.Array) or not isinstance(i, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        array = context.make_array(signature.args[0])(context, builder, value=args[0])
-        at = context.cast(builder, args[1], signature.args[1], types.int64)
-        address = builder.bitcast(builder.gep(array.data, [at]), ir.IntType(8).as_pointer())
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        hint = builder.module.declare_intrinsic("llvm.prefetch", [address.type], fnty)
-        # read (0), keep in all levels (3), data (1)
-        builder.call(hint, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return types.none(f, i), codegen
-
-
-@intrinsic
 def _borrowed(typingctx, a):
     """The array `a` without its reference count (a NULL meminfo): for the kernel's own use
     of an argument its caller holds for the whole call. numba counts references of every array
@@ -407,10 +386,6 @@ def triads(x: int) -> int:
 #: Above every word of every block (`LEVEL_MASK`'s blocks): an offset in the blocks ANDed with
 #: it is the same offset, and LLVM then knows it is not negative.
 OFFSET_MASK = (LEVEL_MASK + 1) * BLOCK - 1
-
-
-#: The levels whose blocks a call from Python asks the cache for first (`search`).
-PREFETCH_LEVELS = 8
 
 
 #: Every digit-band to update (`place`'s set: bit 4d + b for band b of digit d, four bits a
@@ -739,13 +714,6 @@ def search(work, st) -> int:
     spent = 0
     if st[MODE] == DONE:
         return FINISHED
-    # A call from Python finds the tables and the first levels' blocks cooled out of the first
-    # levels of the cache; their lines are asked for here at once, not one miss at a time on
-    # the update's chain of dependent loads.
-    for i in range(TABLE_AT, ROWS_AT + 8, 8):
-        _prefetch(f, i)
-    for i in range(0, PREFETCH_LEVELS * BLOCK, 8):
-        _prefetch(f, i)
     # The counters in registers for the whole call, written back on each return (`counted`).
     nodes = st[NODES]
     guesses = st[GUESSES]
