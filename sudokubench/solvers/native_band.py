@@ -36,11 +36,12 @@ Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
 multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
-`T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+`T_LOCK`, `T_CLAIM`; int32). Some steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
 the CPU has them): a band's rows and boxes with one cell at most (`_unit_alone`, eight 32-bit
-lanes, their cells then from `T_UNITS`) and the cells seen by one, two and three digits in all
-three bands at once (`_seen`, a 4-word load a digit).
+lanes, their cells then from `T_UNITS`), the cells seen by one, two and three digits in all
+three bands at once (`_seen`, a 4-word load a digit), and a band's given cells (`_given_cells`,
+32 bytes compared with 0: `start` then branches once a given, not once a cell).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
