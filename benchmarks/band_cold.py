@@ -36,12 +36,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.grid import Grid, Shape
 from sudokubench.solvers import native
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main() -> None:
@@ -81,21 +85,12 @@ def main() -> None:
         return
 
     import numpy as np
+    from native_versions import kernel_loop
     from numba import njit
 
     from sudokubench.solvers import native_band, native_band_layout
 
-    search, nodes_at = native_band.search, native_band.NODES
-
-    @njit
-    def loop(work, states, scratch):
-        nodes = 0
-        for i in range(states.shape[0]):
-            scratch[:] = states[i]
-            search(work, scratch)
-            nodes += scratch[nodes_at]
-        return nodes
-
+    loop = kernel_loop(njit, native_band.search, native_band.NODES)
     layout = native_band_layout
     work = np.zeros(layout.work_size(1), dtype=np.int64)
     work[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)[: layout.TABLE_SIZE] = (

@@ -123,7 +123,7 @@ def by_passes(
     return [sum(times) for times in best], paired
 
 
-def _kernel_loop(njit, search, nodes_at):
+def kernel_loop(njit, search, nodes_at):
     """A compiled loop calling `search` once a state (a row of `states`, copied to `scratch`),
     nothing between two calls; it returns the nodes of all the calls."""
 
@@ -159,7 +159,7 @@ def by_loop(names: list[str], lines: list[str], limit: int, rounds: int) -> tupl
         )
         digits = [grid.parse(line).digit_bytes() for line in lines]
         states = np.stack([band.state(d, 1, limit, 10**9, False) for d in digits])
-        loops.append((_kernel_loop(njit, band.search, band.NODES), work, states, states[0].copy()))
+        loops.append((kernel_loop(njit, band.search, band.NODES), work, states, states[0].copy()))
     nodes = [loop(work, states, scratch) for loop, work, states, scratch in loops]
     if any(n != nodes[0] for n in nodes):
         sys.exit(f"the versions' nodes differ: {nodes}")
