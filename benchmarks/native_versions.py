@@ -14,12 +14,16 @@ predictor have seen other puzzles since (the default's calls in a row favour bra
 Then "paired": each version's median over the rounds of its pass's total over the first
 version's pass's total in the same round (a slow spell of a shared machine moves both). With
 `--between` each puzzle is also solved through `backend.solve` after its timed call, the
-Python work `benchmarks/native.py --tdoku` does between two kernel calls.
+Python work `benchmarks/native.py --tdoku` does between two kernel calls. With `--loop` a pass
+is instead a numba loop calling the version's band kernel (`native_band.search`) once a puzzle,
+nothing between two calls, timed by the thread's CPU clock: the kernel alone, without Python
+(its best pass, and paired as above; 9x9 files only).
 
     python benchmarks/native_versions.py main HEAD
     python benchmarks/native_versions.py main HEAD --collections top1465 --limits 2
     python benchmarks/native_versions.py main HEAD --passes --repeat 5
     python benchmarks/native_versions.py main HEAD --passes --between --repeat 9
+    python benchmarks/native_versions.py main HEAD --loop --repeat 41
     python benchmarks/native_versions.py main HEAD --counting --repeat 21
 
 With `--counting` the versions instead count through the API, `count(grid, backend="native",
@@ -119,6 +123,58 @@ def by_passes(
     return [sum(times) for times in best], paired
 
 
+def kernel_loop(njit, search, nodes_at):
+    """A compiled loop calling `search` once a state (a row of `states`, copied to `scratch`),
+    nothing between two calls; it returns the nodes of all the calls."""
+
+    @njit
+    def loop(work, states, scratch):
+        nodes = 0
+        for i in range(states.shape[0]):
+            scratch[:] = states[i]
+            search(work, scratch)
+            nodes += scratch[nodes_at]
+        return nodes
+
+    return loop
+
+
+def by_loop(names: list[str], lines: list[str], limit: int, rounds: int) -> tuple[list, list]:
+    """Each version's best pass over the puzzles (seconds) and paired ratio to the first, the
+    passes a numba loop calling the version's `native_band.search` once a puzzle with nothing
+    between two calls (no Python, no `backend.solve`), alternated (order reversed every other
+    round), each timed by this thread's CPU clock; exits when the versions' nodes differ."""
+    import numpy as np
+    from numba import njit
+
+    loops = []
+    for name in names:
+        band = importlib.import_module(f"{name}.solvers.native_band")
+        layout = importlib.import_module(f"{name}.solvers.native_band_layout")
+        grid = importlib.import_module(f"{name}.grid").Grid
+
+        work = np.zeros(layout.work_size(1), dtype=np.int64)
+        work[layout.TABLE_AT : layout.ROWS_AT].view(np.int32)[: layout.TABLE_SIZE] = (
+            band.band_tables()
+        )
+        digits = [grid.parse(line).digit_bytes() for line in lines]
+        states = np.stack([band.state(d, 1, limit, 10**9, False) for d in digits])
+        loops.append((kernel_loop(njit, band.search, band.NODES), work, states, states[0].copy()))
+    nodes = [loop(work, states, scratch) for loop, work, states, scratch in loops]
+    if any(n != nodes[0] for n in nodes):
+        sys.exit(f"the versions' nodes differ: {nodes}")
+    times: list[list[float]] = [[] for _ in loops]
+    for round_number in range(rounds):
+        order = list(range(len(loops)))
+        for i in order if round_number % 2 == 0 else order[::-1]:
+            loop, work, states, scratch = loops[i]
+            start = time.thread_time()
+            loop(work, states, scratch)
+            times[i].append(time.thread_time() - start)
+    paired = [statistics.median(a / b for a, b in zip(t, times[0], strict=True)) for t in times]
+    return [min(t) for t in times], paired
+
+
 def counting(versions: list, names: list[str], lines: list[str], rounds: int) -> None:
     """`count(..., keep=1)` through each version's API, in turn; CPU seconds per case."""
     apis = [importlib.import_module(f"{name}.api") for name in names]
@@ -183,6 +239,9 @@ def main() -> None:
         "--cpu", action="store_true", help="with --passes: the timed region's CPU time, not wall"
     )
     parser.add_argument(
+        "--loop", action="store_true", help="alternate numba loops of the band kernel (see above)"
+    )
+    parser.add_argument(
         "--counting", action="store_true", help="count through the API (see above), not solve"
     )
     args = parser.parse_args()
@@ -208,7 +267,9 @@ def main() -> None:
         lines = lines[: args.count]
         for limit in map(int, args.limits.split(",")):
             paired = None
-            if args.passes:
+            if args.loop:
+                total, paired = by_loop(names, lines, limit, args.repeat)
+            elif args.passes:
                 total, paired = by_passes(
                     versions, lines, limit, args.repeat, args.between, args.cpu
                 )

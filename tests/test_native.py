@@ -334,6 +334,67 @@ def test_t_shrink_keeps_the_cells_of_the_bands_placements() -> None:
         assert x & int(table[T_SHRINK + triads]) == expected, hex(x)
 
 
+def test_start_places_the_givens_found_by_their_mask_as_the_cell_loop_did() -> None:
+    """`native_band._given_cells` (a band's given cells from one vector compare) against the
+    givens read byte by byte, the 7 bytes after the 81 cells not zero; and `start` (the givens
+    placed in that mask's order) against the loop over the 81 cells it replaced, on top95,
+    hardest and each with one given copied into its row (a conflict): the same answer and,
+    without a conflict, the same level 0, word for word."""
+    import random
+
+    import numpy as np
+    from numba import njit
+
+    from sudokubench.formats import read_puzzles
+    from sudokubench.solvers import native_band
+    from sudokubench.solvers.native_band_layout import BAND
+
+    @njit
+    def given_cells(givens, b):
+        return native_band._given_cells(givens, b)
+
+    @njit
+    def cell_loop(f, t, givens):
+        for i in range(30):
+            f[i] = BAND
+        for k in range(81):
+            g = givens[k]
+            if g:
+                b = k // 27
+                bit = 1 << (k - 27 * b)
+                if f[3 * (g - 1) + b] & bit == 0:
+                    return False
+                native_band.place(f, 0, t, g - 1, b, bit, 0)
+        return True
+
+    rng = random.Random(81)
+    table = native_band.band_tables()
+    puzzles = [
+        r.puzzle for name in ("top95", "hardest") for r in read_puzzles(collection_path(name))
+    ]
+    cases = []
+    for puzzle in puzzles:
+        digits = bytearray(puzzle.digit_bytes())
+        cases.append(bytes(digits))
+        k = rng.choice([k for k in range(81) if digits[k]])
+        other = [j for j in range(9 * (k // 9), 9 * (k // 9) + 9) if not digits[j]]
+        digits[rng.choice(other)] = digits[k]
+        cases.append(bytes(digits))
+    conflicts = 0
+    for digits in cases:
+        givens = np.frombuffer(digits + bytes(rng.randrange(1, 256) for _ in range(7)), np.uint8)
+        for b in range(3):
+            expected = sum(1 << p for p in range(27) if digits[27 * b + p])
+            assert given_cells(givens, b) == expected
+        ours, theirs = np.zeros(32, np.int64), np.zeros(32, np.int64)
+        placed = native_band.start(ours, table, givens)
+        assert placed == cell_loop(theirs, table, givens)
+        conflicts += not placed
+        if placed:
+            assert ours.tolist() == theirs.tolist()
+    assert conflicts == len(puzzles)
+
+
 @pytest.mark.slow
 def test_the_band_kernel_compiled_without_bmi2_agrees(tmp_path: Path) -> None:
     """Compiled for a generic x86-64 CPU (no `pdep` or `pext`: `_spread_nine`'s and

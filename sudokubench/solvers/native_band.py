@@ -36,11 +36,12 @@ Bit counts and the index of a set bit are LLVM's ctpop and cttz (`_count_ones`,
 a `pext` (`_pack_triads`; a multiply and shifts without BMI2), a set of columns' cells a
 multiply (`columns`), and a row's cells counted by column a `pdep` (`_spread_nine`, four shifts
 without BMI2), so the hot path reads only the tables that hold real rules (`T_SHRINK`,
-`T_LOCK`, `T_CLAIM`; int32). Three steps are LLVM vectors, written as IR (generic
+`T_LOCK`, `T_CLAIM`; int32). Some steps are LLVM vectors, written as IR (generic
 vector types, so any x86-64 compiles them: SSE2 registers at least, AVX2 or AVX-512 ones where
 the CPU has them): a band's rows and boxes with one cell at most (`_unit_alone`, eight 32-bit
-lanes, their cells then from `T_UNITS`) and the cells seen by one, two and three digits in all
-three bands at once (`_seen`, a 4-word load a digit).
+lanes, their cells then from `T_UNITS`), the cells seen by one, two and three digits in all
+three bands at once (`_seen`, a 4-word load a digit), and a band's given cells (`_given_cells`,
+32 bytes compared with 0: `start` then branches once a given, not once a cell).
 
 A full grid is a solution: each placement removed the digit from the cell's peers, and a cell
 is only placed with a digit it still holds.
@@ -336,6 +337,29 @@ def _trailing_zeros(typingctx, m):
         return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
 
     return types.int64(m), codegen
+
+
+@intrinsic
+def _given_cells(typingctx, givens, b):
+    """The cells of band b that hold a given (27 bits) in the byte array `givens` (81 cells,
+    row-major, and at least 5 bytes after them): the band's 27 bytes and 5 more as one 32-byte
+    vector, compared with 0, the compare's mask as an integer (`vpcmpb` into a mask register
+    and `kmov` with AVX-512, `pmovmskb` with SSE2 and AVX2). Generic LLVM vectors."""
+    if not isinstance(givens, types.Array) or not isinstance(b, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i8 = ir.IntType(8)
+        vec = ir.VectorType(i8, 32)
+        array = context.make_array(signature.args[0])(context, builder, value=args[0])
+        band = context.cast(builder, args[1], signature.args[1], types.int64)
+        at = builder.mul(band, ir.Constant(ir.IntType(64), 27))
+        ptr = builder.bitcast(builder.gep(array.data, [at]), vec.as_pointer())
+        held = builder.icmp_unsigned("!=", builder.load(ptr, align=1), ir.Constant(vec, None))
+        mask = builder.zext(builder.bitcast(held, ir.IntType(32)), ir.IntType(64))
+        return builder.and_(mask, ir.Constant(ir.IntType(64), BAND))
+
+    return types.int64(givens, b), codegen
 
 
 @intrinsic
@@ -664,11 +688,14 @@ def start(f, t, givens) -> bool:
         f[i] = BAND
     for b in range(3):
         f[27 + b] = BAND
-    for k in range(81):
-        g = givens[k]
-        if g:
-            b = k // 27
-            bit = 1 << (k - 27 * b)
+    # The givens in row-major order, found by a mask a band (`_given_cells`): a branch a
+    # given, not one a cell, whose outcome a new puzzle's givens leave the predictor to guess.
+    for b in range(3):
+        cells = _given_cells(givens, b)
+        while cells:
+            bit = cells & -cells
+            cells ^= bit
+            g = givens[27 * b + low_index(bit)]
             if f[3 * (g - 1) + b] & bit == 0:
                 return False
             place(f, 0, t, g - 1, b, bit, 0)
