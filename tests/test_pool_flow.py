@@ -316,3 +316,26 @@ def test_the_room_on_a_workers_connection_is_never_overfilled() -> None:
         finally:
             parent.close()
             child.close()
+
+
+def test_a_pool_of_its_own_backends_starts_its_workers_when_prepared() -> None:
+    """`prepare` of sudokubench's own backends starts the `jobs` workers, so that their start
+    overlaps the caller's (storing the run's start) instead of delaying the first batch; the
+    run then uses those workers, none started again, every answer checked. With a plug-in
+    among the backends it starts none (that lane needs a worker of its own: `_staff`)."""
+    n = 40
+    with LocalPool(jobs=2, batch_size=4, preload=("fast",)) as pool:
+        pool.prepare(["fast"])
+        assert pool.started_workers == 2
+        assert all(w.process.is_alive() and not w.tasks for w in pool._workers)
+        pids = [w.process.pid for w in pool._workers]
+        seen = 0
+        for outcome in pool.run(tasks(0, n)):
+            seen += 1
+            assert is_solution(Grid.parse(outcome.solutions[0]), Grid.parse(TELEGRAM))
+        assert pool.started_workers == 2
+        assert [w.process.pid for w in pool._workers] == pids
+    assert seen == n
+    with LocalPool(jobs=2) as pool:
+        pool.prepare(["fast", "fake_backends:WrongSolution"])
+        assert pool.started_workers == 0

@@ -173,6 +173,7 @@ def test_odd_tasks_and_other_backends_in_order(monkeypatch):
     monkeypatch.setattr(worker, "LANE_RUN", 1)
     own = tasks_of(PUZZLES[:12], 2)
     odd = [
+        own[2]._replace(puzzle="A" + PUZZLES[2][1:]),  # (a larger shape's symbol)
         own[3]._replace(backend="fast"),
         own[5]._replace(puzzle="x" + PUZZLES[5][1:]),
         own[6]._replace(limit=300),
@@ -187,11 +188,11 @@ def test_odd_tasks_and_other_backends_in_order(monkeypatch):
     for hold in (0.0, 1e9):  # (sent after every task, or at each batch's end)
         on, sent = compare([tasks[:6], tasks[6:]], monkeypatch, hold)
         assert on[5].status.value == "error" and "cannot read" in on[5].message
-        assert on[10].status.value == "error"
+        assert on[10].status.value == "error" and on[2].status.value == "error"
         assert on[3].task.backend == "fast" and on[3].problem is None
         assert rows_messages(sent)
         served([tasks[:6], tasks[6:]], True, monkeypatch, hold)
-        assert LANED == [0, 1, 2, 4, 11]
+        assert LANED == [0, 1, 4, 11]
 
 
 def test_the_lane_s_message_is_the_per_task_path_s_but_the_times(monkeypatch):

@@ -11,6 +11,8 @@ How `LocalPool` works:
 - `jobs` persistent worker processes (started with `forkserver` where the platform has it, so a
   restart after a kill costs milliseconds, else `spawn`; never `fork`, which is unsafe once the
   parent runs threads such as a progress bar). Each worker caches one backend instance per name.
+  When every backend is sudokubench's own, `prepare` starts the workers (before the run's first
+  task, while the caller stores the run's start); else the first batches start them.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
   never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace,
@@ -215,6 +217,8 @@ class LocalPool:
         from sudokubench.harness.plugins import probe  # imports the pool: not at module level
 
         info = worker_info([b for b in backends if trusted(b)])
+        if backends and all(map(trusted, backends)):
+            self._start_workers()
         for name in (b for b in backends if not trusted(b)):
             try:
                 found = probe(name)
@@ -226,6 +230,16 @@ class LocalPool:
             else:
                 info["missing"][name] = found.reason
         return [{**info, "processes": self.jobs}]
+
+    def _start_workers(self) -> None:
+        """Start the workers of sudokubench's own backends' lane now, before the first task
+        (`prepare`): each forks from the fork server and loads its modules while the caller
+        stores the run's start, instead of when the first batch is due (25-50 ms a worker,
+        one after another, on a busy 2-core machine). A run with fewer tasks than `jobs`
+        leaves the extra workers idle; one that needs a plug-in's lane (`_staff`) takes an
+        idle one's slot."""
+        while len(self._workers) < self.jobs:
+            self._workers.append(self._new_worker())
 
     def close(self) -> None:
         """Stop every worker (a clean exit, then SIGKILL for any that hangs)."""

@@ -38,7 +38,7 @@ from sudokubench.harness.pool.task import CPU_KEY, WAIT_KEY, Outcome, Task, fail
 from sudokubench.harness.pool.wire import PlainEnd, receive, to_wire
 from sudokubench.harness.pool.wire import send as _send
 from sudokubench.harness.verify import check_result
-from sudokubench.notation import _LINE_DIGITS, _UP_TO, plain_line_bytes
+from sudokubench.notation import _LINE_DIGITS, plain_line_bytes
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
 if TYPE_CHECKING:
@@ -515,9 +515,10 @@ def _lane_run(tasks: list[Task], at: int) -> bool:
 #: The kernel's codes of a search one call ended (`native.FINISHED`, `native.LIMIT`): the
 #: lane's; `native._run` gives any other (PAUSED, FULL) as a tuple with the grids taken.
 _ONE_CALL = (0, 1)
-#: A line's characters to their digits, others to 127 (`notation.plain_line_bytes`' table),
-#: and the bytes 0..9, which deleted leave a 9x9 line's other bytes.
-_DIGITS_OF, _UP_TO_9 = _LINE_DIGITS, _UP_TO[9]
+#: A 9x9 line's characters to their digits (`notation.plain_line_bytes`' table), any other
+#: (a larger shape's symbols too) to 127: a line is the lane's when its bytes hold no 127 (one
+#: `in`, in C, instead of deleting the bytes 0..9 from them).
+_DIGITS_OF = bytes(d if d <= 9 else 127 for d in _LINE_DIGITS)
 
 
 class _NativeLane:
@@ -610,7 +611,7 @@ class _NativeLane:
         hold, give, codes = held.append, self.givens.append, self.codes.append
         encodes, solves, cpus = self.encodes.append, self.solves.append, self.cpus.append
         waits, peaks = self.waits.append, self.peaks.append
-        table, up_to, one_call = _DIGITS_OF, _UP_TO_9, _ONE_CALL
+        table, one_call = _DIGITS_OF, _ONE_CALL
         space = lane.space
         lent, space.run = space.run, None  # (lent to the lane, as `Native.solve` takes it)
         since = 0.0
@@ -632,7 +633,7 @@ class _NativeLane:
                 except UnicodeEncodeError:
                     digits = b"\x7f"  # (not a digit: the per-task way says so)
                 if (
-                    digits.translate(None, up_to)
+                    127 in digits
                     or limit.__class__ is not int
                     or not 0 < limit < ROWS
                     or not (timeout is None or (timeout.__class__ is float and timeout >= 0.0))
