@@ -7,6 +7,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from support import TELEGRAM, Counting, collection, odd_outcomes, stored_tasks
@@ -16,12 +17,12 @@ from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.pool import HOST, LocalPool, Task
 from sudokubench.harness.pool.batch import WIDTH, take_batch, to_columns
 from sudokubench.harness.pool.wire import ProtocolError, from_wire, to_wire
-from sudokubench.harness.records import PuzzleRow
+from sudokubench.harness.records import PuzzleRow, TaskRow
 from sudokubench.harness.report import build_report, render
 from sudokubench.harness.report.tally import Tally
 from sudokubench.harness.store import Store
 from sudokubench.harness.store_write import task_to_sql
-from sudokubench.harness.track import to_row
+from sudokubench.harness.track import Tracker, to_row
 
 PUZZLES = [str(r.puzzle) for r in collection("17clue")][:300]
 #: The columns that differ from one run to the next: its times and memory.
@@ -221,3 +222,93 @@ def test_a_puzzle_with_an_answer_to_meet_is_cross_checked_in_full(tmp_path):
         again = build_report(store, report.run.id)
     assert report == again and not report.ok  # (the wrong answer of the input's found)
     assert report.tally.checked == 40
+
+
+def test_add_columns_of_timed_batches_sums_as_row_by_row():
+    # batches whose every row measured its cpu and wait (`Batch.timed`: one wall sum for
+    # both while they are equal), after one whose row measured no wait (the two sums apart)
+    lines = PUZZLES[:24]
+    planned = tasks(lines)
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    columns, rows_way = Tally(("fast",), 24), Tally(("fast",), 24)
+    for i, line in enumerate(lines):
+        for tally in (columns, rows_way):
+            tally.register(i, PuzzleRow(f"t:{i + 1}", i, "t", line))
+    flight = deque(planned)
+    timed = []
+    for first, last in ((0, 8), (8, 16), (16, 24)):
+        part = outcomes[first:last]
+        if first == 8:  # (a row without its wait: this batch is not timed)
+            part[3] = part[3]._replace(stats={"cpu_s": 0.001, "nodes": 1}, texts=None)
+        batch = take_batch(flight, to_columns(part))
+        timed.append(batch.timed)
+        values = batch.values
+        columns.add_columns(
+            "fast",
+            batch.ids,
+            batch.statuses,
+            values[13::WIDTH],
+            batch.cpus,
+            batch.waits,
+            batch.kinds,
+            batch.efforts,
+            values[20::WIDTH],
+            batch.host,
+            batch.times,
+            batch.effort_times,
+            batch.timed,
+        )
+        rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
+    assert timed == [True, False, True]
+    assert columns.cpu_wall_s != columns.wait_wall_s  # (the second batch's row apart)
+    assert (columns.cpu_s, columns.cpu_wall_s, columns.wait_s, columns.wait_wall_s) == (
+        rows_way.cpu_s,
+        rows_way.cpu_wall_s,
+        rows_way.wait_s,
+        rows_way.wait_wall_s,
+    )
+    assert list(columns.columns["fast"].time) == list(rows_way.columns["fast"].time)
+
+
+def test_a_value_every_row_has_is_one_object_across_messages():
+    planned = tasks(PUZZLES[:4])
+    with LocalPool(jobs=1) as pool:
+        outcomes = sorted(pool.run(iter(planned)), key=lambda o: o.task.task_id)
+    taken = []
+    for part in (outcomes[:2], outcomes[2:]):
+        message = to_columns(part)
+        # a message of its own, as a worker's pipe gives it: no object shared with the other
+        fresh = tuple(
+            "".join(list(c)) if type(c) is str else c + 0 if type(c) is int else c
+            for c in message[2]
+        )
+        taken.append(take_batch(deque(planned), ("rows", message[1], fresh, *message[3:])))
+        planned = planned[2:]
+    for field in ("status", "verdict", "host"):
+        place = TaskRow._fields.index(field)
+        a, b = taken[0].values[place], taken[1].values[place]
+        assert a == b and a is b
+    # an int and a bool of one value are kept apart by their types
+    one = outcomes[0]._replace(peak_memory_bytes=1)
+    message = to_columns([one, one._replace(task=outcomes[1].task)])
+    peak = take_batch(deque(tasks(PUZZLES[:2])), message).values[20]
+    assert type(peak) is int and peak == 1
+    for flag in (True, False):
+        message = to_columns([one, one._replace(task=outcomes[1].task)])
+        columns = list(message[2])
+        columns[11] = flag  # (the peak column: every row's value, a bool this time)
+        sent = ("rows", message[1], tuple(columns), *message[3:])
+        batch = take_batch(deque(tasks(PUZZLES[:2])), sent)
+        assert type(batch.values[20]) is bool and batch.values[20] is flag
+
+
+@pytest.mark.parametrize("ids", [[0, 1, 2], [0, 0], [7]])
+def test_a_batch_of_tasks_not_in_flight_closes_none(ids):
+    tracker = Tracker.__new__(Tracker)  # (the fields `add_batch` reads before its tally)
+    tracker.per_puzzle, tracker.partial, tracker.expecting = 1, {}, set()
+    tracker.open = {0: "puzzle 0", 1: "puzzle 1", 5: "puzzle 5"}
+    batch = SimpleNamespace(ids=ids, usual=True, host=HOST)
+    with pytest.raises(KeyError, match="not all in flight"):
+        tracker.add_batch(batch)
+    assert tracker.open == {0: "puzzle 0", 1: "puzzle 1", 5: "puzzle 5"}

@@ -828,7 +828,12 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
             if column.typecode != "q" or len(column) != n:
                 raise ProtocolError("a columnar message whose columns differ in length")
             decoded.append(column.tolist())
-        else:  # (every row's value)
+        else:  # (every row's value: a str or int one object for every message, `_SEEN`)
+            if kind is str or kind is int:
+                key = (kind, column)
+                column = (
+                    _SEEN.setdefault(key, column) if len(_SEEN) < _ONES else _SEEN.get(key, column)
+                )
             decoded.append([column] * n)
     (
         statuses, counts, exhaustives, encodes, solves, walls, messages, verdicts, valids,
@@ -881,6 +886,14 @@ def take_batch(tasks: Any, message: tuple[Any, ...], strict: bool = True) -> Bat
 
 
 _popleft = deque.popleft
+#: The values a message sent for every row, a str or an int, by type and value (at most
+#: `_ONES`): `take_batch` gives each as the object an earlier message gave, so the writer's look
+#: for a statement's constant columns (`store_write.drop_constant_columns`, `list.count`) meets
+#: the same object in every row, not an equal one to compare (an int 1 and True kept apart by
+#: their types); a value past `_ONES` of them as it came.
+_SEEN: dict[tuple[type, Any], Any] = {}
+_ONES = 256
+
 #: The wall time's place among a message's columns.
 _WALL_COLUMN = COLUMNS.index("wall_s")
 _TYPES = [bytes, tuple, bytes, list, list]

@@ -329,22 +329,16 @@ class Tally:
             known = [p for p in peaks if p is not None]
         if known and (peak := max(known)) > self.peak_memory.get(backend, -1):
             self.peak_memory[backend] = peak
-        if timed or None not in cpus:
+        if timed:  # (every row's cpu and wait: both wall sums take every wall)
             self.cpu_s = reduce(add, cpus, self.cpu_s)
-            self.cpu_wall_s = reduce(add, walls, self.cpu_wall_s)
-        else:
-            for cpu, wall in zip(cpus, walls, strict=True):
-                if cpu is not None:
-                    self.cpu_s += cpu
-                    self.cpu_wall_s += wall
-        if timed or None not in waits:
             self.wait_s = reduce(add, waits, self.wait_s)
-            self.wait_wall_s = reduce(add, walls, self.wait_wall_s)
+            if self.cpu_wall_s == self.wait_wall_s:  # (the usual run: one sum, the same bits)
+                self.cpu_wall_s = self.wait_wall_s = reduce(add, walls, self.cpu_wall_s)
+            else:
+                self.cpu_wall_s = reduce(add, walls, self.cpu_wall_s)
+                self.wait_wall_s = reduce(add, walls, self.wait_wall_s)
         else:
-            for wait, wall in zip(waits, walls, strict=True):
-                if wait is not None:
-                    self.wait_s += wait
-                    self.wait_wall_s += wall
+            self._add_measured(cpus, waits, walls)
         if statuses.count(statuses[0]) == n:  # (the usual batch: one status)
             codes = array("b", [_CODE_OF_TEXT[statuses[0]]]) * n
         else:
@@ -363,6 +357,27 @@ class Tally:
             if kind != _NO_EFFORT:
                 column.effort_kind[i] = kind
                 column.effort[i] = effort
+
+    def _add_measured(
+        self, cpus: list[float | None], waits: list[float | None], walls: list[float]
+    ) -> None:
+        """`add_columns`' CPU and wait sums of rows where some may not have measured them."""
+        if None not in cpus:
+            self.cpu_s = reduce(add, cpus, self.cpu_s)
+            self.cpu_wall_s = reduce(add, walls, self.cpu_wall_s)
+        else:
+            for cpu, wall in zip(cpus, walls, strict=True):
+                if cpu is not None:
+                    self.cpu_s += cpu
+                    self.cpu_wall_s += wall
+        if None not in waits:
+            self.wait_s = reduce(add, waits, self.wait_s)
+            self.wait_wall_s = reduce(add, walls, self.wait_wall_s)
+        else:
+            for wait, wall in zip(waits, walls, strict=True):
+                if wait is not None:
+                    self.wait_s += wait
+                    self.wait_wall_s += wall
 
     def _column(self, backend: str) -> Column:
         column = self.columns.get(backend)
