@@ -23,6 +23,7 @@ from sudokubench.formats import collection_path, read_puzzles
 from sudokubench.harness import CompareArgs, compare
 from sudokubench.harness.plan import plan
 from sudokubench.harness.pool import DEFAULT_BATCH_SIZE, LocalPool, Task
+from sudokubench.harness.pool.handle import SEND_BUFFER, WRITE_BYTES, tasks_pickle
 from sudokubench.harness.pool.local import WINDOW
 from sudokubench.harness.records import PuzzleRow
 from sudokubench.harness.report.render import render, write_json
@@ -76,9 +77,14 @@ def test_the_local_pool_takes_tasks_a_window_at_a_time() -> None:
         outcomes.close()
     assert [o.task.task_id for o in first] == list(range(300))
     assert all(o.count == 1 and o.solutions[0] for o in first)
-    # the window, the batches in flight (three at most) and those read at the last look (as
-    # many), and never the whole (endless) plan
-    assert 300 < taken <= 300 + WINDOW + 6 * DEFAULT_BATCH_SIZE
+    # The window, the batches in flight and those read at the last look (at most as many), and
+    # never the whole (endless) plan. A fast worker gets batches beyond two while they last
+    # less than `ahead_for`'s seconds at its pace, so the rule that bounds them on any machine
+    # is the bytes': a worker's batches in flight within its connection's room (`send_room`,
+    # at most `SEND_BUFFER`), each batch counted `WRITE_BYTES` more than its pickle.
+    batch = [tuple(Task(i, f"p:{i}", TELEGRAM, None, "fast", 2, 10.0, 0)) for i in range(128)]
+    flying = (SEND_BUFFER // (len(tasks_pickle(batch)) + WRITE_BYTES) + 1) * DEFAULT_BATCH_SIZE
+    assert 300 < taken <= 300 + WINDOW + 2 * flying
 
 
 def test_tasks_put_back_after_a_crash_do_not_stop_the_window(monkeypatch) -> None:

@@ -21,6 +21,7 @@ from sudokubench.harness.pool.handle import (
     AHEAD,
     LONG_TICK,
     MOST_AHEAD,
+    OUTPUT_BUFFER,
     PIPE_BYTES,
     TICK,
     WRITE_BYTES,
@@ -52,7 +53,9 @@ def handle() -> WorkerHandle:
     worker.deadline, worker.started = math.inf, 0.0
     worker.pace, worker._looked, worker._left, worker._mark = 0.0, 0.0, 0, None
     worker._sent, worker._count, worker._bytes, worker._since = deque(), 0, 0, 0.0
-    worker.room = PIPE_BYTES
+    worker.room = worker.output_room = PIPE_BYTES
+    worker._all = worker._read = 0
+    worker._reader, worker._poller = None, None
     worker.lane, worker.draining = None, False
     return worker
 
@@ -204,6 +207,60 @@ def test_the_parent_sleeps_half_the_time_until_the_first_worker_runs_dry() -> No
     assert pause([quick, slow], 0.015) == TICK  # 5 ms left: the shortest sleep
     assert pause([slow], 0.0) == LONG_TICK  # 200 ms left: the longest
     assert pause([], 0.0) == TICK
+
+
+def test_the_parent_looks_before_a_worker_fills_its_pipe_with_outcomes() -> None:
+    """A worker's outcomes wait in its pipe until the parent reads them; once the pipe is
+    full the worker blocks (and looks slower than it is). The parent's sleep is at most half
+    the time the worker takes to fill its pipe at its pace, from the bytes its messages took
+    a task so far (`fills`), however much work it has in flight; `TICK` at least."""
+    worker = handle()
+    worker.output_room = 100_000
+    worker.send(tasks(0, 2000), grace)  # (to the fake pipe: its batches are not read here)
+    parent, child = multiprocessing.Pipe(duplex=True)
+    worker.conn = parent
+    worker.running.value = 0
+    worker.look(0.0)
+    worker.pace = 10e-6  # 20 ms of work in flight: a sleep of 10 ms by the work alone
+    assert worker.fills() == math.inf  # nothing read yet: not known
+    assert pause([worker], 0.0) == pytest.approx(0.010)
+    message = [(f"{i:03}" + "x" * 187, i) for i in range(100)]  # about 200 bytes a task
+    child.send(message)
+    for _ in range(100):
+        worker.tasks.popleft()
+    got = list(worker.messages())
+    assert got == [message]
+    per_task = worker._read / 100
+    assert 190 < per_task < 260
+    # 100,000 bytes hold 100,000 / per_task outcomes, 10 us each: 4-5 ms to fill
+    assert worker.fills() == pytest.approx(100_000 / per_task * 10e-6)
+    assert pause([worker], 0.0) == TICK  # (half of it is under the shortest sleep)
+    worker.output_room = 1_000_000  # 40-50 ms to fill: a sleep of half, under the work's
+    assert pause([worker], 0.0) == pytest.approx(min(0.010, worker.fills() / 2))
+    worker.output_room = 10_000_000
+    assert pause([worker], 0.0) == pytest.approx(0.010)  # the work in flight bounds it
+    parent.close()
+    child.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a socket pair's buffers")
+def test_the_worker_end_of_a_pipe_asks_for_a_larger_send_buffer() -> None:
+    """The worker's end of its connection is asked `OUTPUT_BUFFER` (what the system allows
+    of it): its outcomes fill it unread while the parent sleeps or stores."""
+    import socket
+
+    parent, child = multiprocessing.Pipe(duplex=True)
+    with socket.socket(fileno=os.dup(child.fileno())) as sock:
+        before = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    room = send_room(child, OUTPUT_BUFFER)
+    with socket.socket(fileno=os.dup(child.fileno())) as sock:
+        after = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    assert room == after // 2 and after >= before
+    with open("/proc/sys/net/core/wmem_max") as f:
+        most = int(f.read())
+    assert after >= min(2 * OUTPUT_BUFFER, 2 * most)  # (Linux doubles what it is asked)
+    parent.close()
+    child.close()
 
 
 def test_the_work_in_flight_covers_the_time_between_the_parents_looks() -> None:

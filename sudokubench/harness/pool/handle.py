@@ -37,7 +37,7 @@ from sudokubench.confine import cache_folder
 from sudokubench.harness.pool.boot import LOST_PIPE, start_worker
 from sudokubench.harness.pool.guard import load_timeout
 from sudokubench.harness.pool.task import Task
-from sudokubench.harness.pool.wire import PlainReader, ProtocolError, receive, send
+from sudokubench.harness.pool.wire import PlainReader, ProtocolError, send
 from sudokubench.processes import kill_tree
 
 __all__ = [
@@ -78,24 +78,32 @@ PIPE_BYTES = 64_000
 #: and reports that): room for a fast worker's `AHEAD` of batches, about 0.5 MB of the kernel's
 #: memory a worker at most.
 SEND_BUFFER = 256 * 1024
+#: The send buffer asked for the worker's end of its connection, which its outcomes fill while
+#: the parent sleeps or stores (Linux doubles it, within `net.core.wmem_max`): a worker that
+#: fills it blocks until the parent reads. A `native` task's row is about 300 bytes of a
+#: message, so the usual 208 KiB held about 10 ms of 17clue's tasks, less than the parent's
+#: longest sleep (`LONG_TICK`); asked 1 MiB, about 0.1 s where the system allows it. The
+#: parent also looks before a worker's buffer would fill (`WorkerHandle.fills`, `pause`).
+OUTPUT_BUFFER = 1024 * 1024
 #: Bytes a batch is counted for besides its pickle (`WorkerHandle.send`): a write's buffer in
 #: the kernel (Linux: up to twice its bytes rounded up, and ~0.6 KB more) against half the
 #: buffer, so that many small batches (a queue's last tasks) fit as surely as large ones.
 WRITE_BYTES = 1024
 
 
-def send_room(conn: Any) -> int:
+def send_room(conn: Any, asked: int = SEND_BUFFER) -> int:
     """Bytes of batches (`WRITE_BYTES` a batch included) that may be in flight on `conn`
     without the parent's write blocking. On Linux, multiprocessing's duplex `Pipe` is a
     socket pair, whose writes are charged to the writer's send buffer until the reader reads
     them (the worker may not have read a byte): half the buffer the kernel reports, asked up
-    to `SEND_BUFFER` first. Elsewhere, or where the buffer cannot be read, `PIPE_BYTES`."""
+    to `asked` first. Elsewhere, or where the buffer cannot be read, `PIPE_BYTES`. (The
+    worker's end: `asked` `OUTPUT_BUFFER`, the bytes of outcomes it can send unread.)"""
     if sys.platform != "linux":
         return PIPE_BYTES  # (other kernels count a socket's buffer their own way)
     try:
         with socket.socket(fileno=os.dup(conn.fileno())) as sock:
-            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < 2 * SEND_BUFFER:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) < 2 * asked:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, asked)
             size = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
     except (OSError, AttributeError, ValueError):
         return PIPE_BYTES
@@ -125,9 +133,14 @@ def describe_exit(exitcode: int | None) -> str:
 
 def pause(workers: Iterable[WorkerHandle], now: float | None = None) -> float:
     """Seconds until the parent's next look at the pipes: half the time until the first worker
-    runs out of work at its pace (`WorkerHandle.ahead`), within `TICK`..`LONG_TICK`."""
+    runs out of work at its pace (`WorkerHandle.ahead`), within `TICK`..`LONG_TICK`, and no
+    more than half the time until one fills its connection with outcomes the parent has not
+    read (`WorkerHandle.fills`; `TICK` at least): a worker blocked on a full pipe waits, and
+    looks slower than it is (its pace)."""
+    workers = list(workers)
     ahead = min((w.ahead(now) for w in workers), default=0.0)
-    return min(LONG_TICK, max(TICK, ahead / 2))
+    fills = min((w.fills() for w in workers), default=math.inf)
+    return min(LONG_TICK, max(TICK, ahead / 2), max(TICK, fills / 2))
 
 
 def tasks_pickle(tasks: list[tuple[Any, ...]]) -> memoryview:
@@ -176,6 +189,8 @@ class WorkerHandle:
         #: Set when a task's peak went over the memory limit: the worker is replaced.
         self.over_memory = False
         self.conn, child = ctx.Pipe(duplex=True)
+        #: Bytes of outcomes the worker can send that the parent has not read (`fills`).
+        self.output_room = send_room(child, OUTPUT_BUFFER)
         # The id of the task the worker is solving, in shared memory (no message, no lock).
         self.running = ctx.RawValue("q", -1)
         self.warm_up = warm_up
@@ -217,6 +232,9 @@ class WorkerHandle:
         self._count = 0
         self._bytes = 0
         self._since = 0.0  # when the worker was last sent tasks while idle
+        # Tasks ever sent, and the bytes of the messages read (`fills`: bytes a task).
+        self._all = 0
+        self._read = 0
         #: Most bytes of batches in flight to the worker (`send_room`, `wants`).
         self.room = send_room(self.conn)
 
@@ -233,8 +251,11 @@ class WorkerHandle:
         if self._reader is not None:
             yield from self._reader.messages(self.readable)
             return
+        conn = self.conn
         while self.readable():
-            yield receive(self.conn)
+            data = conn.recv_bytes()  # (what `receive` reads, its bytes counted: `fills`)
+            self._read += len(data)
+            yield pickle.loads(data)
 
     def ready(self, task_id: object, now: float, grace: Callable[[float], float]) -> None:
         """The worker loaded the backend of the task at the head (and, with warm-up, ran it
@@ -275,6 +296,7 @@ class WorkerHandle:
         payload = tasks_pickle(list(map(tuple, batch)))
         self.conn.send_bytes(payload)
         self._count += len(batch)
+        self._all += len(batch)
         cost = len(payload) + WRITE_BYTES
         self._bytes += cost
         self._sent.append((self._count, cost))
@@ -328,6 +350,15 @@ class WorkerHandle:
         if now is None:
             return self.pace * self._left
         return self.pace * self._left - (now - self._looked)
+
+    def fills(self) -> float:
+        """Seconds the worker takes to fill its connection with outcomes at its pace, from
+        the bytes a task's outcome took in the messages read so far (`output_room` of them
+        fit); infinite while either is unknown (a plug-in's lane: its lines not counted)."""
+        read = self._all - len(self.tasks)
+        if not self.pace or read <= 0 or not self._read:
+            return math.inf
+        return self.output_room * read / self._read * self.pace
 
     def wants(self, size: int, most: int, ahead: float = AHEAD) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while

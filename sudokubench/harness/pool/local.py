@@ -427,17 +427,22 @@ class LocalPool:
             return len(chunk) == wanted
 
         # At first only two batches a worker, so they start at once; the window fills up
-        # while they run (taking it all first kept every worker idle ~0.1 s on 17clue).
-        more = take(2 * self.jobs * self.batch_size)
+        # while they run (taking it all first kept every worker idle ~0.1 s on 17clue), as
+        # much again a look, without a sleep between (`filling`): planning the whole window
+        # in one look (about 10 ms for 17clue's 4,096 tasks) outlasted the first batches'
+        # work, and their workers waited for the next look.
+        step = 2 * self.jobs * self.batch_size
+        more = take(step)
         if not queues:
             return
+        filling = more and step < window
 
         gap = last = 0.0  # seconds between the parent's looks lately; the last one's time
 
         def look() -> list[list[Outcome] | Batch]:
             """Read every worker's pipe, check the deadlines and memory, send the new batches
             (`_dispatch`), take more tasks: what was read, for the caller."""
-            nonlocal more, gap, last
+            nonlocal more, gap, last, filling
             found: list[list[Outcome] | Batch] = []
             for worker in list(self._workers):
                 found.extend(
@@ -462,7 +467,11 @@ class LocalPool:
                 gap = since if since > gap else 0.75 * gap + 0.25 * since
             last = now
             self._dispatch(queues, more, gap)
-            if more:
+            if more and filling:
+                queued = sum(map(len, queues.values()))
+                more = take(min(window, queued + step))
+                filling = more and queued + step < window
+            elif more:
                 more = take()
             return found
 
@@ -478,14 +487,19 @@ class LocalPool:
                     # The caller's turn with a look's outcomes can outlast the work in flight
                     # (tens of ms with jobs 2, its process sharing two cores with the workers):
                     # between its steps, a look once `TICK` has passed and a worker runs out
-                    # within half the work it would be given (no look for nothing), while few
+                    # within half the work it would be given, or half the time it takes to
+                    # fill its pipe with outcomes has passed (no look for nothing), while few
                     # steps wait (what waits stays bounded: memory flat).
                     now = time.perf_counter()
                     if (
                         len(pending) < PENDING
                         and now - looked >= TICK
-                        and min((w.ahead(now) for w in self._workers), default=0.0)
-                        < ahead_for(gap) / 2
+                        and (
+                            min((w.ahead(now) for w in self._workers), default=0.0)
+                            < ahead_for(gap) / 2
+                            or 2 * (now - looked)
+                            >= min((w.fills() for w in self._workers), default=math.inf)
+                        )
                     ):
                         pending.extend(look())
                         looked = time.perf_counter()
@@ -493,7 +507,8 @@ class LocalPool:
                 # on is not switched out for the parent, which keeps small tasks cheap.
                 now = time.perf_counter()
                 deadline = min((w.due(self.grace) for w in self._workers if w.tasks), default=now)
-                time.sleep(max(0.0, min(pause(self._workers, now), deadline - now)))
+                if not filling:
+                    time.sleep(max(0.0, min(pause(self._workers, now), deadline - now)))
         finally:  # abandoned mid-run (an error, Ctrl-C, close()): in-flight answers are stale
             for worker in [w for w in self._workers if w.tasks]:
                 worker.kill()
