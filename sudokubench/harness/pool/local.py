@@ -15,27 +15,30 @@ How `LocalPool` works:
   task, while the caller stores the run's start); else the first batches start them.
 - Tasks go to a worker in batches over that worker's own pipe (one pickle per batch keeps the cost
   per task low for backends that take a millisecond); each worker has two batches in flight so it
-  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace,
-  or twice the time between the parent's looks lately (`handle.ahead_for`, 0.2 s at most), as
-  long as their bytes fit its pipe (`WorkerHandle.wants`; on Linux the pipe is a socket pair whose
-  buffer is raised and read, `handle.send_room`), and a worker's new batches go out in
-  the look that read the outcomes that made room for them, before the caller's turn with those
-  outcomes; while the caller works through a look's outcomes, the pool looks again between
-  its steps when a worker runs low (`PENDING`). Batches shrink as the queue drains, and once the
-  tasks are all taken a worker holds at most its share of what is left, so the workers finish
-  together. `run` takes the
-  caller's tasks lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a
-  worker, sent at once, and the window fills while they run. Outcomes come back as soon as they
-  finish, those finishing within `HOLD` (20 ms) of each other in one message (a task that takes
-  longer is sent on its own at once), so the caller can store each as it finishes (`run_batches`
-  hands back those found at one look at a worker's pipe as one list, which `compare` stores and
-  tallies in one step each; `run` one at a time; a worker of sudokubench's own backends sends its
-  message as columns, `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored
-  with one INSERT and tallied a column at a time). The parent looks at the pipes every 5 to 25 ms
-  (`handle.pause`: half the time until the first worker runs out at its pace, which the parent
-  follows by the worker's marker of its running task, `WorkerHandle.look`) instead of blocking on
-  them (a worker that writes to a pipe nobody is waiting on is not switched out for the parent,
-  which on a busy 2-core machine made each message cost ~0.7 ms). Messages are
+  never waits for the next, more while those last less than `handle.AHEAD` (50 ms) at its pace, or
+  twice the time between the parent's looks lately (`handle.ahead_for`, 0.2 s at most), as long as
+  their bytes fit its pipe (`WorkerHandle.wants`; on Linux the pipe is a socket pair whose buffer is
+  raised and read, `handle.send_room`), and a worker's new batches go out in the look that read the
+  outcomes that made room for them, before the caller's turn with those outcomes; while the caller
+  works through a look's outcomes, the pool looks again between its steps when a worker runs low
+  (`PENDING`). Batches shrink as the queue drains, and once the tasks are all taken a worker holds
+  at most its share of what is left, so the workers finish together. `run` takes the caller's tasks
+  lazily, a window of `WINDOW` (4,096) at a time; at the start only two batches a worker, sent at
+  once, and the window fills while they run, as many tasks again a look with no sleep between, so
+  that the first outcomes find the parent looking. Outcomes come back as soon as they finish, those
+  finishing within `HOLD` (20 ms) of each other in one message (a task that takes longer is sent on
+  its own at once), so the caller can store each as it finishes (`run_batches` hands back those
+  found at one look at a worker's pipe as one list, which `compare` stores and tallies in one step
+  each; `run` one at a time; a worker of sudokubench's own backends sends its message as columns,
+  `batch.py`, which `run_columns` hands back as it came, a `Batch`, stored with one INSERT and
+  tallied a column at a time). The parent looks at the pipes every 5 to 25 ms (`handle.pause`: half
+  the time until the first worker runs out at its pace, which the parent follows by the worker's
+  marker of its running task, `WorkerHandle.look`) instead of blocking on them (a worker that writes
+  to a pipe nobody is waiting on is not switched out for the parent, which on a busy 2-core machine
+  made each message cost ~0.7 ms), and no longer than half the time a worker takes to fill its end
+  of the pipe with outcomes at its pace (`WorkerHandle.fills`, its end's buffer asked
+  `handle.OUTPUT_BUFFER`): a worker blocked on a full pipe waits, and its pace, measured as the
+  parent sees it, then looks slower than it is, which lengthened the sleeps further. Messages are
   `Connection.send`/`recv` pickles, except what a plug-in's worker sends: JSON lines, read without
   blocking and bounded (`pool/wire.py`); what is not a message costs that worker's task (`_died`).
 - The parent knows which task each worker is running (a worker runs its batch in order, and
