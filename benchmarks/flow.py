@@ -3,6 +3,7 @@
     python benchmarks/flow.py                                   # this tree, jobs 1 and 2, 3 rounds
     python benchmarks/flow.py --revisions main . --rounds 5     # two revisions alternately
     python benchmarks/flow.py --backend fast --count 5000
+    python benchmarks/flow.py --revisions main . --output-buffer 106496   # the usual pipe
 
 Each run is a whole `compare` of the first `--count` puzzles of 17clue (`--limit 2`) through its
 Python API, with the pool `compare` makes (`jobs` workers from the fork server). The fork
@@ -124,15 +125,22 @@ class _Clock:
         self.sleeps.append((began, time.perf_counter()))
 
 
-def measured_run(count: int, backend: str, jobs: int) -> dict[str, Any]:
-    """One `compare` run of 17clue's first `count` puzzles, measured (see the docstring)."""
+def measured_run(
+    count: int, backend: str, jobs: int, output_buffer: int | None = None
+) -> dict[str, Any]:
+    """One `compare` run of 17clue's first `count` puzzles, measured (see the docstring);
+    `output_buffer`: the send buffer asked for the workers' ends of their pipes
+    (`handle.OUTPUT_BUFFER`, where the revision has it)."""
     here = str(Path(__file__).resolve().parent)
     sys.path.insert(0, here)
     from _common import process_cpu
 
     from sudokubench.formats import collection_path, read_puzzles
     from sudokubench.harness import CompareArgs, compare
-    from sudokubench.harness.pool import boot, local
+    from sudokubench.harness.pool import boot, handle, local
+
+    if output_buffer is not None and hasattr(handle, "OUTPUT_BUFFER"):
+        handle.OUTPUT_BUFFER = output_buffer
 
     folder = Path(tempfile.mkdtemp(prefix="flow-"))
     os.environ[LOG] = str(folder)
@@ -294,10 +302,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", default="1,2", help="comma-separated")
     parser.add_argument("--revisions", nargs="+", default=["."], help="git revisions (`.`)")
+    parser.add_argument(
+        "--output-buffer",
+        type=int,
+        help="bytes asked for the workers' ends' send buffers (a buffer at most the system's "
+        "own, e.g. 106496 of Linux's usual 212992, leaves that one)",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a run, as JSON
     opts = parser.parse_args()
     if opts.one is not None:
-        print(json.dumps(measured_run(opts.count, opts.backend, opts.one)))
+        print(json.dumps(measured_run(opts.count, opts.backend, opts.one, opts.output_buffer)))
         return
     from command_start import export
 
@@ -315,6 +329,8 @@ def main() -> None:
                 env = {**os.environ, "PYTHONPATH": str(folders[rev])}
                 argv = [sys.executable, __file__, "--one", str(j), "--count", str(opts.count)]
                 argv += ["--backend", opts.backend]
+                if opts.output_buffer is not None:
+                    argv += ["--output-buffer", str(opts.output_buffer)]
                 done = subprocess.run(
                     argv, env=env, cwd=folders[rev], capture_output=True, text=True
                 )
