@@ -149,6 +149,25 @@ def test_a_columnar_message_not_of_the_tasks_due_takes_none():
     assert to_columns([past]) is None  # (an id past 64 bits: sent as outcomes)
 
 
+def add_batch_columns(tally: Tally, batch, *timing) -> None:
+    """`tally.add_columns` of a `fast` batch's columns, as `compare` adds them (`timing`: the
+    batch's times, effort times and whether it is timed, where given)."""
+    values = batch.values
+    tally.add_columns(
+        "fast",
+        batch.ids,
+        batch.statuses,
+        values[13::WIDTH],
+        batch.cpus,
+        batch.waits,
+        batch.kinds,
+        batch.efforts,
+        values[20::WIDTH],
+        batch.host,
+        *timing,
+    )
+
+
 @pytest.mark.parametrize("order", ["in a row", "shuffled"])
 def test_add_columns_is_add_agreed_many(order):
     lines = PUZZLES[:12]
@@ -164,19 +183,7 @@ def test_add_columns_is_add_agreed_many(order):
             tally.register(i, PuzzleRow(f"t:{i + 1}", i, "t", line))
     ordered = sorted(planned, key=lambda t: [o.task.task_id for o in outcomes].index(t.task_id))
     batch = take_batch(deque(ordered), to_columns(outcomes))
-    values = batch.values
-    columns.add_columns(
-        "fast",
-        batch.ids,
-        batch.statuses,
-        values[13::WIDTH],
-        batch.cpus,
-        batch.waits,
-        batch.kinds,
-        batch.efforts,
-        values[20::WIDTH],
-        batch.host,
-    )
+    add_batch_columns(columns, batch)
     rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
     a, b = columns.columns["fast"], rows_way.columns["fast"]
     assert a.status == b.status and list(a.time) == list(b.time)
@@ -243,22 +250,7 @@ def test_add_columns_of_timed_batches_sums_as_row_by_row():
             part[3] = part[3]._replace(stats={"cpu_s": 0.001, "nodes": 1}, texts=None)
         batch = take_batch(flight, to_columns(part))
         timed.append(batch.timed)
-        values = batch.values
-        columns.add_columns(
-            "fast",
-            batch.ids,
-            batch.statuses,
-            values[13::WIDTH],
-            batch.cpus,
-            batch.waits,
-            batch.kinds,
-            batch.efforts,
-            values[20::WIDTH],
-            batch.host,
-            batch.times,
-            batch.effort_times,
-            batch.timed,
-        )
+        add_batch_columns(columns, batch, batch.times, batch.effort_times, batch.timed)
         rows_way.add_agreed_many([(r.task_id, r) for r in batch.rows()])
     assert timed == [True, False, True]
     assert columns.cpu_wall_s != columns.wait_wall_s  # (the second batch's row apart)
