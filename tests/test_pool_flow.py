@@ -31,6 +31,7 @@ from sudokubench.harness.pool.handle import (
     send_room,
 )
 from sudokubench.harness.pool.local import BATCH_BYTES
+from sudokubench.harness.pool.wire import PlainReader
 
 
 class Pipe:
@@ -239,6 +240,31 @@ def test_the_parent_looks_before_a_worker_fills_its_pipe_with_outcomes() -> None
     assert pause([worker], 0.0) == pytest.approx(min(0.010, worker.fills() / 2))
     worker.output_room = 10_000_000
     assert pause([worker], 0.0) == pytest.approx(0.010)  # the work in flight bounds it
+    parent.close()
+    child.close()
+
+
+def test_a_plug_in_lanes_lines_count_toward_its_pipe_filling() -> None:
+    """A plug-in's worker sends JSON lines (`PlainReader`): the bytes read count as its
+    messages' do, so its pipe's fill bounds the parent's sleep too."""
+    worker = handle()
+    worker.output_room = 12_000
+    worker.send(tasks(0, 2000), grace)
+    parent, child = multiprocessing.Pipe(duplex=True)
+    worker.conn = parent
+    worker._reader = PlainReader(parent.fileno())
+    worker.running.value = 0
+    worker.look(0.0)
+    worker.pace = 10e-6
+    assert worker.fills() == math.inf
+    line = b'["ready",0]\n'  # (12 bytes, a message the reader decodes)
+    os.write(child.fileno(), line * 100)
+    for _ in range(100):
+        worker.tasks.popleft()
+    assert len(list(worker.messages())) == 100 and worker._reader.read == 1200
+    # 12,000 bytes hold 1,000 lines of 12 bytes a task: 10 ms at 10 us a task
+    assert worker.fills() == pytest.approx(1000 * 10e-6)
+    assert pause([worker], 0.0) == TICK  # (half of 10 ms, under the work's 10 ms)
     parent.close()
     child.close()
 

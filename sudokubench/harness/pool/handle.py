@@ -353,12 +353,14 @@ class WorkerHandle:
 
     def fills(self) -> float:
         """Seconds the worker takes to fill its connection with outcomes at its pace, from
-        the bytes a task's outcome took in the messages read so far (`output_room` of them
-        fit); infinite while either is unknown (a plug-in's lane: its lines not counted)."""
+        the bytes a task's outcome took in the messages read so far (a plug-in's lane: its
+        lines, `PlainReader.read`; `output_room` of them fit); infinite while either is
+        unknown."""
         read = self._all - len(self.tasks)
-        if not self.pace or read <= 0 or not self._read:
+        got = self._read if self._reader is None else self._reader.read
+        if not self.pace or read <= 0 or not got:
             return math.inf
-        return self.output_room * read / self._read * self.pace
+        return self.output_room * read / got * self.pace
 
     def wants(self, size: int, most: int, ahead: float = AHEAD) -> bool:
         """Whether the worker gets another batch of up to `size` tasks and `most` bytes: while

@@ -292,6 +292,8 @@ class PlainReader:
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._buffer = bytearray()
+        #: Bytes read from the pipe so far (`WorkerHandle.fills`: the bytes a task's line).
+        self.read = 0
 
     def messages(self, readable: Any) -> Any:
         """Yield the whole messages waiting (`readable()` says whether the pipe has bytes, so
@@ -304,6 +306,7 @@ class PlainReader:
                 closed = True
                 break
             got += len(chunk)
+            self.read += len(chunk)
             buffer += chunk
             if len(buffer) > MESSAGE_BYTES and buffer.find(b"\n") < 0:
                 break
