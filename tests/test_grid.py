@@ -150,6 +150,38 @@ def test_can_place_matches_the_definition(data):
     assert puzzle.conflicts() == [] and is_solution(solution, puzzle)
 
 
+@settings(max_examples=300, deadline=None)
+@given(solutions(), st.data())
+def test_is_valid_is_no_conflict_on_any_shape(solution, data):
+    """`is_valid` (its lanes of units, `_valid_lanes`) says what `conflicts()` (a dict a unit,
+    read literally) says, on every shape: a solution with cells emptied (valid), then, drawn
+    too, one empty cell given a digit, and any cell of it given any value (often a repeat)."""
+    shape, n = solution.shape, solution.shape.n
+    cells = list(solution.cells)
+    for k in data.draw(st.sets(st.integers(0, shape.cells - 1))):
+        cells[k] = 0
+    changes = data.draw(st.lists(st.tuples(st.integers(0, shape.cells - 1), st.integers(0, n))))
+    for k, d in changes:
+        cells[k] = d
+    grid = Grid(shape, tuple(cells))
+    assert grid.is_valid() == (not grid.conflicts())
+    if not changes:
+        assert grid.is_valid()
+
+
+def test_is_valid_finds_a_repeat_in_each_kind_of_unit_of_each_shape():
+    """A repeat in the last unit of each lane is found: the last row, column and box, on
+    every shape (the lanes' offsets end there)."""
+    for shape in SHAPES:
+        for unit in (shape.rows[-1], shape.cols[-1], shape.boxes[-1], shape.units[-1]):
+            cells = [0] * shape.cells
+            cells[unit[0]] = cells[unit[-1]] = shape.n
+            grid = Grid(shape, tuple(cells))
+            assert not grid.is_valid() and grid.conflicts(), (str(shape), unit)
+            cells[unit[-1]] = shape.n - 1 if shape.n > 1 else 0
+            assert Grid(shape, tuple(cells)).is_valid()
+
+
 def test_conflicts_say_which_digit_where():
     line = "." * 81
     puzzle = Grid.parse(line[:1] + "5" + line[2:6] + "5" + line[7:])  # r1c2 and r1c7

@@ -81,6 +81,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: The configuration argument (always 0), as a ready C value.
 _CONFIGURATION = ctypes.c_uint32.from_param(0)
 _DIGITS = frozenset(b"123456789")
+#: The ASCII digits' bytes to their values (a grid's cells read in one C call).
+_FROM_ASCII = bytes.maketrans(b"123456789", bytes(range(1, 10)))
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -264,7 +266,7 @@ class LibBackend(BaseBackend):
         """81 digits as a grid, None when they are not (a library that wrote nothing)."""
         if len(text) != 81 or not _DIGITS.issuperset(text):
             return None
-        return Grid(NINE, tuple(b - 48 for b in text))
+        return Grid(NINE, tuple(text.translate(_FROM_ASCII)))
 
     # -- a call in a child ---------------------------------------------------------------------
 
