@@ -235,35 +235,27 @@ class Grid:
         # about half the time of a set per unit on a 9x9 puzzle, which is a few times faster
         # than `conflicts()`).
         cells = self.cells
-        lanes = _valid_lanes(self.shape)
-        if lanes is not None:
-            for cells_of, offsets, size, empty in lanes:
-                keys = (int.from_bytes(bytes(cells_of(cells))) + offsets).to_bytes(size)
-                keys = keys.translate(None, empty)
-                if len(set(keys)) != len(keys):
-                    return False
-            return True
-        for unit in self.shape.units:
-            digits = [cells[k] for k in unit if cells[k]]
-            if len(set(digits)) != len(digits):
+        for cells_of, offsets, size, empty in _valid_lanes(self.shape):
+            keys = (int.from_bytes(bytes(cells_of(cells))) + offsets).to_bytes(size)
+            keys = keys.translate(None, empty)
+            if len(set(keys)) != len(keys):
                 return False
         return True
 
 
 @cache
-def _valid_lanes(shape: Shape) -> tuple[tuple[itemgetter, int, int, bytes], ...] | None:
+def _valid_lanes(shape: Shape) -> tuple[tuple[itemgetter, int, int, bytes], ...]:
     """For `Grid.is_valid`: the units in lanes of as many as fit a byte's keys (256 // (N + 1):
     25 of 9x9's 27, 15 of 16x16's 48), each a getter of its units' cells in turn, the integer
     whose bytes are each cell's unit number u (within the lane) times N + 1, the lane's size
     in bytes, and the keys of an empty cell (u * (N + 1)). Digit d of unit u is then the byte
     u * (N + 1) + d, at most 255 (the sum never carries), the same byte for the same digit in
     the same unit and a different one otherwise; with the empty cells' bytes deleted, a lane
-    has no repeat exactly when its bytes are all different. None where N + 1 > 128."""
+    has no repeat exactly when its bytes are all different (N is 35 at most, `SYMBOLS`: seven
+    units a lane at least)."""
     n = shape.n
     units = shape.units
     per = 256 // (n + 1)  # (units a lane: their keys within a byte)
-    if per < 2:
-        return None
     lanes = []
     for first in range(0, len(units), per):
         group = units[first : first + per]
