@@ -6,6 +6,7 @@ complete grid of any shape, so no test module imports another.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import signal
@@ -138,26 +139,27 @@ class Stopwatch:
 
     def __enter__(self) -> Stopwatch:
         self.wall = self.cpu = self.own = self.children = 0.0
+        # The test process's own objects (thousands of tests' worth) are kept out of any
+        # garbage collection the block triggers: a collection of them, started by the
+        # block's allocations, is the test run's cost, not the code's under test (a 0.3 s
+        # timeout measured 0.87 s of CPU with three million young objects around it, 0.34
+        # s with them frozen). The block's own objects are collected as ever.
+        gc.freeze()
         self._start = (time.perf_counter(), *_cpu())
         return self
 
     def __exit__(self, *exc: object) -> None:
         wall, own, children = self._start
         now_own, now_children = _cpu()
+        gc.unfreeze()
         self.wall = time.perf_counter() - wall
         self.own, self.children = now_own - own, now_children - children
         self.cpu = self.own + self.children
 
-    def within(self, seconds: float, *, cpu: float | None = None, each: bool = False) -> None:
-        """Assert the bounds (`cpu` replaces `seconds` for the CPU bound when given). `each`:
-        the CPU bound holds for this process and for its children apart, for a call whose
-        child searches while this process reads what it finds (both at once, on two cores)."""
+    def within(self, seconds: float, *, cpu: float | None = None) -> None:
+        """Assert the bounds (`cpu` replaces `seconds` for the CPU bound when given)."""
         cpu_bound = seconds if cpu is None else cpu
-        if each:
-            for who, used in (("this process", self.own), ("its children", self.children)):
-                assert used <= cpu_bound, f"{who} used {used:.2f} s of CPU (bound {cpu_bound:g} s)"
-        else:
-            assert self.cpu <= cpu_bound, f"used {self.cpu:.2f} s of CPU (bound {cpu_bound:g} s)"
+        assert self.cpu <= cpu_bound, f"used {self.cpu:.2f} s of CPU (bound {cpu_bound:g} s)"
         assert self.wall <= HANG_S, f"took {self.wall:.2f} s: a hang (bound {HANG_S:g} s)"
 
 

@@ -220,10 +220,9 @@ def test_timeout_is_a_result_and_is_honoured():
         result = FAST.solve(empty, limit=10**12, timeout=0.3)
     assert result.status is Status.TIMEOUT and not result.exhaustive
     assert watch.wall >= 0.3  # not before the deadline
-    # The search runs in a child killed at the deadline while this process reads the
-    # solutions it sends: two processes at once on two cores, each bounded (their sum, once
-    # bounded, reached 0.57 and 0.65 s in two runs of the whole suite).
-    watch.within(0.5, each=True)
+    # The search runs here and looks at its deadline between nodes: its CPU is bounded
+    # (a search that ignored the deadline would run on through the 10**12 solutions).
+    watch.within(0.5)
     assert result.count > 0 and all(is_solution(s, empty) for s in result.solutions[:50])
     assert len(set(result.solutions)) == result.count
 
