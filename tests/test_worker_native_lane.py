@@ -324,3 +324,33 @@ def test_each_time_comes_from_its_own_clock(lane, switching, monkeypatch):
             assert wait == 0.0
     if lane and not switching:
         assert len(wait_reads) == 1 + 40 + 1  # (`made`'s test, a read a task, the first's end)
+
+
+def test_a_reset_that_fails_loses_the_peak_not_the_answers(monkeypatch):
+    """The peak's reset (a write to clear_refs, inline on the lane) failing from the fifth task
+    on: the first four tasks have their peaks, every later one none (as `PeakMemory.reset`, it
+    forgets its file; those tasks go the per-task way), every answer checked."""
+    import os
+
+    from sudokubench.harness.noise import CpuWait
+    from sudokubench.harness.pool.memory import PeakMemory
+
+    real_write = os.write
+    writes = []
+
+    def write(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/clear_refs"):
+            writes.append(data)
+            if len(writes) > 5:  # (the first is `PeakMemory()`'s own)
+                raise OSError(5, "faked")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(worker, "_probes", (PeakMemory(), CpuWait()))  # (this test's own)
+    outcomes, _ = served([tasks_of(PUZZLES[:20])], True, monkeypatch)
+    assert list(range(4)) == LANED
+    peaks = [o.peak_memory_bytes for o in outcomes]
+    assert all(type(p) is int and p > 0 for p in peaks[:4]) and peaks[4:] == [None] * 16
+    checked = [(o.status.name, o.checked, o.problem) for o in outcomes]
+    assert checked == [("SOLVED", True, None)] * 20
+    assert len(writes) == 6  # (PeakMemory's, four tasks', the fifth's, not tried again)

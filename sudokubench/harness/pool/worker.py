@@ -626,8 +626,9 @@ class _NativeLane:
         # The probes read inline, as `PeakMemory` and `CpuWait` read them (their files kept
         # open; `peak_switches`' one `getrusage`), without a Python call each; the wait clock's
         # text read before the timed region and parsed only when the wait is not known to be
-        # 0 (a switch since the last task's peak read). After a failed reset, or where the peak
-        # is read from /proc/self/status, the probes' own methods.
+        # 0 (a switch since the last task's peak read). After a failed reset (the file
+        # forgotten, as `reset` forgets it), or where the peak is read from /proc/self/status,
+        # the probes' own methods.
         memory, waited = self.memory, self.waited
         reset, peak_switches, wait = memory.reset, memory.peak_switches, waited.seconds
         clear_fd, wait_fd, write, pread = memory._fd, waited._fd, os.write, os.pread
@@ -674,9 +675,9 @@ class _NativeLane:
                     if inline:
                         try:
                             write(clear_fd, b"5")
-                        except OSError:  # (as `reset`: tried again, the peak lost if not)
+                        except OSError:  # (as `reset`: the file forgotten, no peak read)
                             inline = False
-                            reset()
+                            memory.forget()
                     else:
                         reset()
                     start = perf_counter()
