@@ -380,7 +380,11 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     no group, and every solution of a larger shape, are tested by `_valid_line` alone."""
     size = shape.cells
     total = len(lines)
-    if total != len(givens) or total % size or lines.translate(None, _digits_of(shape.n)):
+    if total != len(givens) or total % size:
+        return False
+    if shape.box_rows == shape.box_cols == 3:  # (9x9: a worker's usual batch)
+        return _valid_nines(lines, givens, total)
+    if lines.translate(None, _digits_of(shape.n)):
         return False
     numpy = _modules.get("numpy")
     if numpy is not None and total >= ARRAYS_FROM * size:
@@ -406,6 +410,58 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
         _valid_line(lines[k : k + size], givens[k : k + size], shape)
         for k in range(whole, total, size)
     )
+
+
+#: `bytes.translate` table of `_valid_nines`: a digit d of 1..8 the bit 1 << (d - 1), 9 (and
+#: any other byte, none after `valid_lines`' test of the digits) 0.
+_BITS_OF_EIGHT = bytes(1 << (d - 1) if 1 <= d <= 8 else 0 for d in range(256))
+
+
+def _valid_nines(lines: bytes, givens: bytes, total: int) -> bool:
+    """`valid_lines` of 9x9 solutions (boxes of 3x3), `total` bytes of them: the whole batch
+    in a few big-integer operations (no step a solution or a group of them).
+
+    Each cell's byte is made a bit, 1 << (d - 1) for a digit d of 1..8, and 0 for any other
+    byte (a 9, and a byte that is no digit), and the batch read as one integer; shifted copies
+    of it or-ed together leave at each unit's first cell (in the integer's bytes: a row's first
+    cell, a column's, a box's top left one) the OR of that unit's nine cells, which must be 255
+    (`_nines_anchors`): every digit 1..8 in every unit. Then of a unit's nine cells eight hold
+    1..8, one each, so a unit holds at most one 9 and a solution at most nine (one a row); the
+    batch's bytes 9 must then be nine a solution (`bytes.count`, one C call), which makes every
+    solution's count nine, one in each row, column and box (nine units of each kind, at most
+    one each): every unit holds 1..8 and a 9, nine different digits, and every byte is a digit
+    (`valid_lines`' test of the digits is not needed). The givens are kept when the bits of
+    the solutions' cells where the puzzles give a digit are the givens' (a digit's bit tells
+    it from every other digit: 9 is the only one made 0, and every byte is a digit)."""
+    if lines.count(9) != total // 9:
+        return False
+    bits = int.from_bytes(lines.translate(_BITS_OF_EIGHT))
+    mask = int.from_bytes(givens.translate(_GIVEN_MASK))
+    if (bits ^ int.from_bytes(givens.translate(_BITS_OF_EIGHT))) & mask:
+        return False
+    # (`x << 8 * k` puts at each byte the byte k cells after it: the rows' three-cell runs,
+    # then rows of three runs, boxes of three runs a row apart, and columns of nine cells)
+    runs = bits | bits << 8 | bits << 16
+    rows = runs | runs << 24 | runs << 48
+    boxes = runs | runs << 72 | runs << 144
+    thirds = bits | bits << 72 | bits << 144
+    columns = thirds | thirds << 216 | thirds << 432
+    row_at, column_at, box_at = _nines_anchors(total)
+    return rows & row_at == row_at and columns & column_at == column_at and boxes & box_at == box_at
+
+
+@lru_cache(maxsize=8)  # (a worker's batches are mostly of one length: its full batch)
+def _nines_anchors(total: int) -> tuple[int, int, int]:
+    """For `_valid_nines`: the integers of `total` bytes (9x9 solutions one after another) with
+    255 at each row's, each column's and each box's first cell, and 0 elsewhere."""
+    starts = ((0, 9, 18, 27, 36, 45, 54, 63, 72), range(9), (0, 3, 6, 27, 30, 33, 54, 57, 60))
+    made = []
+    for first in starts:
+        one = bytearray(81)
+        for k in first:
+            one[k] = 255
+        made.append(int.from_bytes(bytes(one) * (total // 81)))
+    return made[0], made[1], made[2]
 
 
 #: Solutions a batch needs for `valid_lines` to check it with numpy's arrays (`_valid_arrays`):

@@ -18,6 +18,7 @@ from sudokubench.grid import (
     is_solution,
     shape_of,
     solution_problem,
+    valid_lines,
 )
 
 
@@ -292,3 +293,52 @@ def test_the_empty_4x4_grid_has_288_solutions():
     squares = list(latin(()))
     assert len(squares) == 576
     assert sum(is_solution(Grid(empty.shape, cells), empty) for cells in squares) == 288
+
+
+def _nines_cases() -> tuple[list[list[int]], Grid, list[list[int]]]:
+    """9x9 grids that each break one rule a way `valid_lines`' 9x9 test (`grid._valid_nines`)
+    would miss with one of its parts left out: grids with no givens to keep, then a puzzle
+    and grids that break only its givens."""
+    cells = list(Grid.parse(TELEGRAM_SOLUTION).cells)
+    nine, other = cells.index(9), cells.index(1)
+    grids = []
+    for k, digit in ((nine, 4), (nine, 0), (nine, 10), (other, 9)):
+        changed = list(cells)  # (a 9 made another digit: every unit still holds 1..8)
+        changed[k] = digit
+        grids.append(changed)
+    for a, b in ((0, 1), (0, 9), (0, 3), (0, 27), (0, 10)):  # (a row's, a column's, ... pair)
+        swapped = list(cells)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        grids.append(swapped)
+    grids.append([(r + c) % 9 + 1 for r in range(9) for c in range(9)])  # (no box 1..9)
+    puzzle = Grid.parse(TELEGRAM)
+    kept = []
+    kept.append([10 - d for d in cells])  # (a solution, not of the puzzle's givens)
+    for digit in {1, next(d for d in puzzle.cells if d % 9)}:  # (9 and a digit swapped)
+        kept.append([{digit: 9, 9: digit}.get(d, d) for d in cells])
+    assert 9 in puzzle.cells
+    return grids, puzzle, kept
+
+
+def test_valid_lines_on_9x9_batches_finds_each_broken_solution():
+    """Every broken grid is found alone, first, last and in the middle of a batch of good
+    solutions (so a count over the batch cannot hide it), and a batch of good ones passes."""
+    grids, puzzle, kept = _nines_cases()
+    shape = puzzle.shape
+    good = bytes(Grid.parse(TELEGRAM_SOLUTION).cells)
+    empty = bytes(81)
+    latin = [(3 * (r % 3) + r // 3 + c) % 9 + 1 for r in range(9) for c in range(9)]
+    assert valid_lines(good * 7 + bytes(latin), empty * 8, shape)
+    assert valid_lines(good * 7, puzzle.digit_bytes() * 7, shape)
+    for cells, givens in [*((g, empty) for g in grids), *((g, puzzle.digit_bytes()) for g in kept)]:
+        bad = bytes(cells)
+        if max(cells) <= 9:  # (the rules read by the checker, where a Grid can hold them)
+            asked = Grid._from_bytes(shape, givens)
+            assert not is_solution(Grid._unchecked(shape, tuple(cells)), asked)
+        for batch in (bad, bad + good * 3, good * 3 + bad, good * 2 + bad + good * 2):
+            assert not valid_lines(batch, givens * (len(batch) // 81), shape), cells
+    # A 9 made 0 in one solution and a cell made 9 in another: the batch's 9s still 9 each.
+    one, two = list(good), list(good)
+    one[one.index(9)] = 0
+    two[two.index(1)] = 9
+    assert not valid_lines(bytes(one + two), empty * 2, shape)

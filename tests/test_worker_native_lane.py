@@ -278,8 +278,8 @@ def test_each_time_comes_from_its_own_clock(lane, switching, monkeypatch):
     lost its end, shows. The process's context switches (read with the peak) are faked to
     move at every read (the lane reads the wait clock again after each task) or to stand
     still (the lane's wait is 0 after its first task, the wait clock read once a task)."""
-    from sudokubench.harness.noise import CpuWait
-    from sudokubench.harness.pool.memory import PeakMemory
+    import os
+    import resource
 
     def stepping(unit: float):
         reads = iter(range(1, 10**9))
@@ -287,12 +287,27 @@ def test_each_time_comes_from_its_own_clock(lane, switching, monkeypatch):
 
     monkeypatch.setattr(worker.time, "perf_counter", stepping(1.0))
     monkeypatch.setattr(worker.time, "process_time", stepping(0.001))
-    waits = stepping(0.00001)
+    # The wait clock's file (schedstat: CPU ns, run-queue delay ns, slices) and `getrusage`
+    # faked where every reader (`CpuWait`, `PeakMemory`, the lane's inline reads) reads them.
+    waits = stepping(10_000)
     wait_reads = []
-    monkeypatch.setattr(CpuWait, "seconds", lambda self: wait_reads.append(1) or waits())
+    real_pread, real_usage = os.pread, resource.getrusage
+
+    def pread(fd, size, at):
+        if not os.readlink(f"/proc/self/fd/{fd}").endswith("/schedstat"):
+            return real_pread(fd, size, at)
+        wait_reads.append(1)
+        return b"5 %d 3\n" % waits()
+
     switches = stepping(1) if switching else (lambda: 7)
-    real = PeakMemory.peak_switches
-    monkeypatch.setattr(PeakMemory, "peak_switches", lambda self: (real(self)[0], switches()))
+
+    class Usage:
+        def __init__(self, who):
+            self.ru_maxrss = real_usage(who).ru_maxrss
+            self.ru_nvcsw, self.ru_nivcsw = switches(), 0
+
+    monkeypatch.setattr(os, "pread", pread)
+    monkeypatch.setattr(resource, "getrusage", Usage)
     outcomes, _ = served([tasks_of(PUZZLES[:40], limit=1)], lane, monkeypatch)
     if lane:
         assert len(LANED) == 40
@@ -309,3 +324,33 @@ def test_each_time_comes_from_its_own_clock(lane, switching, monkeypatch):
             assert wait == 0.0
     if lane and not switching:
         assert len(wait_reads) == 1 + 40 + 1  # (`made`'s test, a read a task, the first's end)
+
+
+def test_a_reset_that_fails_loses_the_peak_not_the_answers(monkeypatch):
+    """The peak's reset (a write to clear_refs, inline on the lane) failing from the fifth task
+    on: the first four tasks have their peaks, every later one none (as `PeakMemory.reset`, it
+    forgets its file; those tasks go the per-task way), every answer checked."""
+    import os
+
+    from sudokubench.harness.noise import CpuWait
+    from sudokubench.harness.pool.memory import PeakMemory
+
+    real_write = os.write
+    writes = []
+
+    def write(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/clear_refs"):
+            writes.append(data)
+            if len(writes) > 5:  # (the first is `PeakMemory()`'s own)
+                raise OSError(5, "faked")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(worker, "_probes", (PeakMemory(), CpuWait()))  # (this test's own)
+    outcomes, _ = served([tasks_of(PUZZLES[:20])], True, monkeypatch)
+    assert list(range(4)) == LANED
+    peaks = [o.peak_memory_bytes for o in outcomes]
+    assert all(type(p) is int and p > 0 for p in peaks[:4]) and peaks[4:] == [None] * 16
+    checked = [(o.status.name, o.checked, o.problem) for o in outcomes]
+    assert checked == [("SOLVED", True, None)] * 20
+    assert len(writes) == 6  # (PeakMemory's, four tasks', the fifth's, not tried again)

@@ -61,7 +61,11 @@ class PeakMemory:
             try:
                 os.write(self._fd, b"5")
             except OSError:
-                self._fd = None
+                self.forget()
+
+    def forget(self) -> None:
+        """The mark can no longer be reset (a write failed): nothing is measured from now on."""
+        self._fd = None
 
     def peak(self) -> int | None:
         """Bytes: the most the process resided in since `reset`; None where not measured."""

@@ -41,6 +41,11 @@ from sudokubench.harness.verify import check_result
 from sudokubench.notation import _LINE_DIGITS, plain_line_bytes
 from sudokubench.processes import become_subreaper, die_with_parent, kill_children
 
+try:
+    import resource as _resource
+except ImportError:  # pragma: no cover - not a Unix: `PeakMemory` reads nothing there
+    _resource = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from sudokubench.solvers.program import ExecBackend
 
@@ -512,6 +517,20 @@ def _lane_run(tasks: list[Task], at: int) -> bool:
     )
 
 
+def _waited(start: Any, fd: int | None, wait: Any) -> float | None:
+    """The wait clock's seconds since `start`: the clock's text read before the timed region
+    (`fd` its file, read again now and both parsed as `CpuWait.seconds` parses them), or with
+    `fd` None the seconds `wait` (`CpuWait.seconds`) gave then, read again by it; None where
+    either read fails, as `CpuWait.seconds` is None then."""
+    if fd is None:
+        end = wait()
+        return None if end is None else end - start
+    try:
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9 - int(start.split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 #: The kernel's codes of a search one call ended (`native.FINISHED`, `native.LIMIT`): the
 #: lane's; `native._run` gives any other (PAUSED, FULL) as a tuple with the grids taken.
 _ONE_CALL = (0, 1)
@@ -604,8 +623,19 @@ class _NativeLane:
         prepared = lane.prepared
         head_end, givens_end, saved_at = lane.head_end, lane.givens_end, lane.saved_at
         rows, counters_now = lane.rows, lane.counters
-        reset, peak_switches = self.memory.reset, self.memory.peak_switches
-        wait = self.waited.seconds
+        # The probes read inline, as `PeakMemory` and `CpuWait` read them (their files kept
+        # open; `peak_switches`' one `getrusage`), without a Python call each; the wait clock's
+        # text read before the timed region and parsed only when the wait is not known to be
+        # 0 (a switch since the last task's peak read). After a failed reset (the file
+        # forgotten, as `reset` forgets it), or where the peak is read from /proc/self/status,
+        # the probes' own methods.
+        memory, waited = self.memory, self.waited
+        reset, peak_switches, wait = memory.reset, memory.peak_switches, waited.seconds
+        clear_fd, wait_fd, write, pread = memory._fd, waited._fd, os.write, os.pread
+        # (the clock's text parsed at the lane's making, `made`: a task with no switch takes
+        # its wait as 0 unparsed, as `CpuWait.seconds` read and parsed would give it)
+        inline = clear_fd is not None and wait_fd is not None and not memory._status
+        usage_of, usage_self = _resource.getrusage, _resource.RUSAGE_SELF
         perf_counter, process_time = time.perf_counter, time.process_time
         held, general, counters, lines = self.tasks, self.general, self.counters, self.lines
         hold, give, codes = held.append, self.givens.append, self.codes.append
@@ -643,12 +673,26 @@ class _NativeLane:
                 else:
                     if general:  # (the tasks held before this one go first)
                         self._send_general()
-                    reset()  # (the peak's mark, outside the timed region, as `solve`)
+                    # (the peak's mark, outside the timed region, as `solve`)
+                    if inline:
+                        try:
+                            write(clear_fd, b"5")
+                        except OSError:  # (as `reset`: the file forgotten, no peak read)
+                            inline = False
+                            memory.forget()
+                    else:
+                        reset()
                     start = perf_counter()
                     state[:head_end] = heads[limit]  # (`Native.solve`'s `prepare`)
                     state[head_end:givens_end] = digits
                     encode_s = perf_counter() - start
-                    wait_start = wait()
+                    if inline:
+                        try:
+                            wait_text = pread(wait_fd, 128, 0)
+                        except OSError:
+                            wait_text = None
+                    else:
+                        wait_text = wait()
                     cpu_start = process_time()
                     start = perf_counter()
                     try:
@@ -660,22 +704,23 @@ class _NativeLane:
                         end = perf_counter()
                         solve_s = end - start
                         cpu_s = process_time() - cpu_start
-                        peak, switches = peak_switches()
-                        if wait_start is None:
+                        if inline:
+                            usage = usage_of(usage_self)
+                            peak = usage.ru_maxrss * 1024
+                            switches = usage.ru_nvcsw + usage.ru_nivcsw
+                        else:
+                            peak, switches = peak_switches()
+                        if wait_text is None:
                             wait_s = None
                         elif switches is not None and switches == switched:
                             # No switch since the last task's peak read, which came before
-                            # `wait_start`: the thread kept its CPU, so its run-queue delay
-                            # stood still and the wait clock would read `wait_start` again.
+                            # the wait clock's read: the thread kept its CPU, so its
+                            # run-queue delay stood still and the clock would read the same.
                             wait_s = 0.0 if solve_s > 0.0 else solve_s
                         else:
-                            wait_end = wait()
-                            if wait_end is None:
-                                wait_s = None
-                            else:
-                                wait_s = wait_end - wait_start
-                                if not wait_s < solve_s:
-                                    wait_s = solve_s
+                            wait_s = _waited(wait_text, wait_fd if inline else None, wait)
+                            if wait_s is not None and not wait_s < solve_s:
+                                wait_s = solve_s
                         switched = switches
                         if raw in one_call and wait_s is not None and peak is not None:
                             hold(task)
