@@ -496,7 +496,12 @@ def damaged(stored_run: Path, tmp_path: Path, *sql: str) -> Path:
         ("UPDATE tasks SET encode_s = 'fast'", ["report"], "encode_s is not a time"),
         ("UPDATE tasks SET count = 'many'", ["report"], "count is not an integer"),
         ("UPDATE tasks SET solutions = '[1, 2]'", ["report"], "a solution is not text"),
-        ("UPDATE puzzles SET position = 'x'", ["report"], "position is not an integer"),
+        # (one row: the positions of a run are unique, `puzzles_by_position`)
+        (
+            "UPDATE puzzles SET position = 'x' WHERE rowid = (SELECT min(rowid) FROM puzzles)",
+            ["report"],
+            "position is not an integer",
+        ),
         ("UPDATE tasks SET puzzle_id = 'elsewhere:1'", ["report"], "does not hold"),
         ("DROP TABLE tasks", ["report", "runs"], "no such table: tasks"),
         ("DROP TABLE runs", ["report", "runs"], "no such table: runs"),
