@@ -412,8 +412,8 @@ def valid_lines(lines: bytes, givens: bytes, shape: Shape) -> bool:
     )
 
 
-#: `bytes.translate` table of `_valid_nines`: a digit d of 1..8 the bit 1 << (d - 1), 9 (and
-#: any other byte, none after `valid_lines`' test of the digits) 0.
+#: `bytes.translate` table of `_valid_nines`: a digit d of 1..8 the bit 1 << (d - 1), 9 and
+#: any other byte 0 (a byte that is no digit is then ruled out by the count of 9s).
 _BITS_OF_EIGHT = bytes(1 << (d - 1) if 1 <= d <= 8 else 0 for d in range(256))
 
 
